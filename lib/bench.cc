@@ -1,0 +1,181 @@
+// bench.cc: see bench.h.
+
+#include "lib/bench.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "lib/environment.h"
+#include "lib/pin.h"
+
+ABSL_FLAG(bool, quick, false, "A smoke run of a few seconds: fewer repetitions, shorter rows.");
+ABSL_FLAG(std::string, out, "",
+          "Where to write the JSON results. Default: "
+          "$BUILD_WORKSPACE_DIRECTORY/results/<kernel-release>/<experiment>.json");
+ABSL_FLAG(std::string, cpu, "-1",
+          "CPU to pin the bench to: a number, -1 for the last allowed CPU, or none.");
+
+namespace spawnlab {
+namespace {
+
+// Counts the rows that failed (not those skipped), so that the exit code can say so.
+class CountingConsoleReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.error_occurred && !absl::StartsWith(run.error_message, kSkippedPrefix)) {
+        ++failed_;
+      }
+    }
+    benchmark::ConsoleReporter::ReportRuns(runs);
+  }
+  int failed() const { return failed_; }
+
+ private:
+  int failed_ = 0;
+};
+
+absl::Status MakeDirs(const std::string& file_path) {
+  std::vector<std::string> parts = absl::StrSplit(file_path, '/');
+  parts.pop_back();
+  std::string dir;
+  for (const std::string& part : parts) {
+    if (part.empty()) {
+      dir = dir.empty() ? "/" : dir;
+      continue;
+    }
+    dir = (dir.empty() || dir == "/") ? absl::StrCat(dir, part) : absl::StrCat(dir, "/", part);
+    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      return absl::ErrnoToStatus(errno, absl::StrCat("mkdir ", dir));
+    }
+  }
+  return absl::OkStatus();
+}
+
+double Min(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
+}
+
+}  // namespace
+
+benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
+                                          const BenchOptions& options,
+                                          double min_time_s) {
+  return b->Repetitions(options.repetitions)
+      ->ComputeStatistics("min", Min)
+      ->DisplayAggregatesOnly(true)
+      ->UseManualTime()
+      ->MinTime(min_time_s * options.time_scale)
+      ->Unit(benchmark::kMicrosecond);
+}
+
+void SkipRow(benchmark::State& state, const absl::Status& why) {
+  state.SkipWithError(absl::StrCat(kSkippedPrefix, why.message()).c_str());
+}
+
+void FailRow(benchmark::State& state, const absl::Status& error) {
+  state.SkipWithError(error.ToString().c_str());
+}
+
+int64_t MonotonicNanos() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+std::string DefaultResultsPath(absl::string_view root, absl::string_view experiment) {
+  return absl::StrCat(root, root.empty() ? "" : "/", "results/", KernelRelease(), "/",
+                      experiment, ".json");
+}
+
+int BenchMain(int argc, char** argv, absl::string_view experiment,
+              const std::function<void(const BenchOptions&)>& register_benchmarks) {
+  bool user_chose_out = false;
+  for (int i = 1; i < argc; ++i) {
+    if (absl::StartsWith(argv[i], "--benchmark_out=")) user_chose_out = true;
+  }
+  absl::SetProgramUsageMessage(absl::StrCat(
+      "spawnlab bench '", experiment,
+      "'. Google Benchmark's --benchmark_* flags work too (e.g. --benchmark_filter=REGEX)."));
+  benchmark::Initialize(&argc, argv);
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  if (rest.size() > 1) {
+    std::cerr << "error: unexpected argument '" << rest[1] << "' (see --help)\n";
+    return 2;
+  }
+
+  BenchOptions options;
+  options.quick = absl::GetFlag(FLAGS_quick);
+  if (options.quick) {
+    options.repetitions = 2;
+    options.time_scale = 0.02;
+  }
+
+  std::string cpu_flag = absl::GetFlag(FLAGS_cpu);
+  std::string pinned = "none";
+  if (cpu_flag != "none") {
+    int cpu;
+    if (!absl::SimpleAtoi(cpu_flag, &cpu)) {
+      std::cerr << "error: --cpu=" << cpu_flag << ": expected a CPU number, -1 or none\n";
+      return 2;
+    }
+    absl::StatusOr<int> got = PinToCpu(cpu);
+    if (!got.ok()) {
+      std::cerr << "error: --cpu: " << got.status() << "\n";
+      return 2;
+    }
+    pinned = absl::StrCat(*got);
+  }
+
+  std::string out = absl::GetFlag(FLAGS_out);
+  if (out.empty()) {
+    const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+    out = DefaultResultsPath(workspace != nullptr ? workspace : "", experiment);
+  }
+  if (!user_chose_out) {
+    if (absl::Status s = MakeDirs(out); !s.ok()) {
+      std::cerr << "error: cannot create the folder for " << out << ": " << s << "\n";
+      return 2;
+    }
+    std::string out_flag = absl::StrCat("--benchmark_out=", out);
+    std::string format_flag = "--benchmark_out_format=json";
+    std::vector<char*> extra = {argv[0], out_flag.data(), format_flag.data()};
+    int extra_argc = static_cast<int>(extra.size());
+    benchmark::Initialize(&extra_argc, extra.data());
+  }
+
+  for (const auto& [key, value] : CollectEnvironment()) {
+    benchmark::AddCustomContext(key, value);
+  }
+  benchmark::AddCustomContext("spawnlab.experiment", std::string(experiment));
+  benchmark::AddCustomContext("spawnlab.quick", options.quick ? "true" : "false");
+  benchmark::AddCustomContext("spawnlab.pinned_cpu", pinned);
+
+  register_benchmarks(options);
+  CountingConsoleReporter console;
+  benchmark::RunSpecifiedBenchmarks(&console);
+  benchmark::Shutdown();
+  if (!user_chose_out) std::cerr << "results: " << out << "\n";
+  if (console.failed() > 0) {
+    std::cerr << "error: " << console.failed() << " row(s) failed; see error_message in the JSON\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace spawnlab

@@ -1,0 +1,85 @@
+// bench.h: the main() every spawnlab bench shares, and its conventions.
+//
+// BenchMain parses Google Benchmark's flags and spawnlab's own:
+//
+//   --quick        a smoke run of a few seconds (fewer repetitions, shorter rows)
+//   --out=PATH     where the JSON goes; by default
+//                  $BUILD_WORKSPACE_DIRECTORY/results/<kernel-release>/<experiment>.json
+//                  (`bazel run` sets BUILD_WORKSPACE_DIRECTORY), else ./results/...
+//   --cpu=N        pin the bench to CPU N; -1 (the default) is the last allowed
+//                  CPU, and --cpu=none leaves it unpinned
+//
+// The console table stays; the JSON gets the environment record (environment.h)
+// in its `context` block, and every row the repetitions, mean, median, stddev,
+// cv and min. It exits non-zero if a row failed (a skipped row is not a failure).
+//
+// A row the machine cannot run is *skipped*, not failed: Google Benchmark 1.7.1
+// has no SkipWithMessage, so SkipRow calls SkipWithError with a message that
+// starts with kSkippedPrefix, which the analysis tells apart from an error:
+//
+//   "error_occurred": true, "error_message": "skipped: clone3: the kernel lacks it ..."
+//
+// Example (experiments/foo/bench.cc):
+//
+//   void BM_Nothing(benchmark::State& state) {
+//     for (auto _ : state) benchmark::DoNotOptimize(0);
+//   }
+//   void Register(const spawnlab::BenchOptions& options) {
+//     spawnlab::Configure(benchmark::RegisterBenchmark("nothing/op:none", BM_Nothing),
+//                         options);
+//   }
+//   int main(int argc, char** argv) {
+//     return spawnlab::BenchMain(argc, argv, "foo", Register);
+//   }
+
+#ifndef SPAWNLAB_LIB_BENCH_H_
+#define SPAWNLAB_LIB_BENCH_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "benchmark/benchmark.h"
+
+namespace spawnlab {
+
+inline constexpr absl::string_view kSkippedPrefix = "skipped: ";
+
+struct BenchOptions {
+  bool quick = false;
+  // Repetitions per row: 9 by default (enough for compare's Mann-Whitney U
+  // test), 2 with --quick.
+  int repetitions = 9;
+  // Multiplies each row's minimum time; 1 by default, small with --quick.
+  double time_scale = 1.0;
+};
+
+// Applies the project's row settings: repetitions from `options`, the `min`
+// statistic beside Google Benchmark's mean/median/stddev/cv, aggregates only
+// on the console (all repetitions in the JSON), manual time, and a minimum
+// time of `min_time_s` scaled by options.time_scale.
+benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
+                                          const BenchOptions& options,
+                                          double min_time_s = 0.05);
+
+// Marks the row skipped, with the reason.
+void SkipRow(benchmark::State& state, const absl::Status& why);
+// Marks the row failed.
+void FailRow(benchmark::State& state, const absl::Status& error);
+
+// CLOCK_MONOTONIC in nanoseconds: the clock the children report, too.
+int64_t MonotonicNanos();
+
+// results/<kernel-release>/<experiment>.json under `root`.
+std::string DefaultResultsPath(absl::string_view root, absl::string_view experiment);
+
+// Runs a bench; see the top of this file. `register_benchmarks` is called after
+// the flags are parsed, so that it can size the rows by `options`.
+int BenchMain(int argc, char** argv, absl::string_view experiment,
+              const std::function<void(const BenchOptions&)>& register_benchmarks);
+
+}  // namespace spawnlab
+
+#endif  // SPAWNLAB_LIB_BENCH_H_

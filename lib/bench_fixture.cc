@@ -1,0 +1,41 @@
+// bench_fixture.cc: the smallest spawnlab bench, for bench_test: one measured
+// row, one skipped row, and (with --fail) one failed row.
+
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/status/status.h"
+#include "lib/bench.h"
+
+ABSL_FLAG(bool, fail, false, "Add a row that fails.");
+
+namespace {
+
+void BM_Clock(benchmark::State& state) {
+  for (auto _ : state) {
+    int64_t t0 = spawnlab::MonotonicNanos();
+    benchmark::DoNotOptimize(t0);
+    state.SetIterationTime(static_cast<double>(spawnlab::MonotonicNanos() - t0 + 1) * 1e-9);
+  }
+}
+
+void BM_Missing(benchmark::State& state) {
+  spawnlab::SkipRow(state, absl::UnimplementedError("frobnicate: the kernel lacks it"));
+}
+
+void BM_Broken(benchmark::State& state) {
+  spawnlab::FailRow(state, absl::InternalError("it broke"));
+}
+
+void Register(const spawnlab::BenchOptions& options) {
+  spawnlab::Configure(benchmark::RegisterBenchmark("fixture/op:clock", BM_Clock), options,
+                      0.01);
+  spawnlab::Configure(benchmark::RegisterBenchmark("fixture/op:missing", BM_Missing), options);
+  if (absl::GetFlag(FLAGS_fail)) {
+    spawnlab::Configure(benchmark::RegisterBenchmark("fixture/op:broken", BM_Broken), options);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return spawnlab::BenchMain(argc, argv, "fixture", Register); }

@@ -1,0 +1,200 @@
+// environment.cc: see environment.h. Reads /proc and /sys only; spawns nothing.
+
+#include "lib/environment.h"
+
+#include <dirent.h>
+#include <gnu/libc-version.h>
+#include <sched.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "lib/probes.h"
+
+namespace spawnlab {
+namespace {
+
+constexpr char kUnknown[] = "unknown";
+
+// The whole file, trimmed; `fallback` if it cannot be read.
+std::string ReadTrimmed(const std::string& path, const char* fallback = kUnknown) {
+  std::ifstream in(path);
+  if (!in) return fallback;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string s(absl::StripAsciiWhitespace(ss.str()));
+  return s.empty() ? fallback : s;
+}
+
+std::vector<std::string> ListDir(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (struct dirent* e = readdir(d)) {
+      if (e->d_name[0] != '.') names.push_back(e->d_name);
+    }
+    closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// "model name" and whether the "hypervisor" flag is set, from /proc/cpuinfo.
+void ReadCpuInfo(std::string* model, bool* hypervisor) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  *model = kUnknown;
+  *hypervisor = false;
+  while (std::getline(in, line)) {
+    std::pair<std::string, std::string> kv = absl::StrSplit(line, absl::MaxSplits(':', 1));
+    absl::string_view key = absl::StripAsciiWhitespace(kv.first);
+    absl::string_view value = absl::StripAsciiWhitespace(kv.second);
+    if (key == "model name" && *model == kUnknown) *model = std::string(value);
+    if (key == "flags") {
+      for (absl::string_view flag : absl::StrSplit(value, ' ')) {
+        if (flag == "hypervisor") *hypervisor = true;
+      }
+    }
+  }
+}
+
+std::string Virtualization(bool hypervisor_flag) {
+  std::string vendor = ReadTrimmed("/sys/class/dmi/id/sys_vendor", "");
+  std::string product = ReadTrimmed("/sys/class/dmi/id/product_name", "");
+  std::string hv = ReadTrimmed("/sys/hypervisor/type", "");
+  std::string what = hypervisor_flag ? "vm" : "none detected";
+  std::vector<std::string> details;
+  for (const std::string& d : {hv, vendor, product}) {
+    if (!d.empty()) details.push_back(d);
+  }
+  if (!details.empty()) absl::StrAppend(&what, " (", absl::StrJoin(details, ", "), ")");
+  return what;
+}
+
+// THP's sysfs files show the mode in brackets: "always [madvise] never".
+std::string BracketedChoice(const std::string& path) {
+  std::string all = ReadTrimmed(path);
+  size_t open = all.find('['), close = all.find(']');
+  if (open == std::string::npos || close == std::string::npos || close < open) return all;
+  return all.substr(open + 1, close - open - 1);
+}
+
+std::string Compiler() {
+#if defined(__clang__)
+  return absl::StrCat("clang ", __clang_version__);
+#elif defined(__GNUC__)
+  return absl::StrCat("gcc ", __VERSION__);
+#else
+  return kUnknown;
+#endif
+}
+
+std::string Sanitizer() {
+#if defined(__SANITIZE_ADDRESS__)
+  return "address";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return "address";
+#endif
+#endif
+  return "none";
+}
+
+}  // namespace
+
+std::string KernelRelease() {
+  struct utsname u;
+  if (uname(&u) != 0) return kUnknown;
+  return u.release;
+}
+
+std::string GitRevision(absl::string_view workspace_dir) {
+  std::string git = absl::StrCat(workspace_dir, "/.git");
+  std::string head = ReadTrimmed(absl::StrCat(git, "/HEAD"), "");
+  if (head.empty()) return kUnknown;
+  absl::string_view ref = head;
+  if (!absl::ConsumePrefix(&ref, "ref: ")) return head;  // detached HEAD
+  std::string loose = ReadTrimmed(absl::StrCat(git, "/", ref), "");
+  if (!loose.empty()) return loose;
+  std::ifstream packed(absl::StrCat(git, "/packed-refs"));
+  std::string line;
+  while (std::getline(packed, line)) {
+    std::pair<std::string, std::string> kv = absl::StrSplit(line, absl::MaxSplits(' ', 1));
+    if (kv.second == ref) return kv.first;
+  }
+  return kUnknown;
+}
+
+std::string DebianPackageVersion(absl::string_view package) {
+  std::ifstream in("/var/lib/dpkg/status");
+  std::string line;
+  bool in_package = false;
+  const std::string wanted = absl::StrCat("Package: ", package);
+  while (std::getline(in, line)) {
+    if (absl::StartsWith(line, "Package: ")) in_package = (line == wanted);
+    if (in_package && absl::StartsWith(line, "Version: ")) return line.substr(9);
+  }
+  return "";
+}
+
+std::map<std::string, std::string> CollectEnvironment() {
+  std::map<std::string, std::string> env;
+  struct utsname u;
+  if (uname(&u) == 0) {
+    env["kernel.release"] = u.release;
+    env["kernel.version"] = u.version;
+    env["kernel.machine"] = u.machine;
+    env["host.name"] = u.nodename;
+  }
+  std::string model;
+  bool hypervisor;
+  ReadCpuInfo(&model, &hypervisor);
+  env["cpu.model"] = model;
+  env["cpu.online"] = absl::StrCat(sysconf(_SC_NPROCESSORS_ONLN));
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    env["cpu.allowed"] = absl::StrCat(CPU_COUNT(&set));
+  }
+  env["cpu.governor"] =
+      ReadTrimmed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "none (no cpufreq)");
+  env["virtualization"] = Virtualization(hypervisor);
+  const std::string vulns = "/sys/devices/system/cpu/vulnerabilities";
+  for (const std::string& name : ListDir(vulns)) {
+    env[absl::StrCat("mitigation.", name)] = ReadTrimmed(absl::StrCat(vulns, "/", name));
+  }
+  env["thp.enabled"] = BracketedChoice("/sys/kernel/mm/transparent_hugepage/enabled");
+  env["thp.defrag"] = BracketedChoice("/sys/kernel/mm/transparent_hugepage/defrag");
+  env["aslr"] = ReadTrimmed("/proc/sys/kernel/randomize_va_space");
+  env["glibc"] = gnu_get_libc_version();
+  env["compiler"] = Compiler();
+  env["sanitizer"] = Sanitizer();
+#ifdef NDEBUG
+  env["build.ndebug"] = "true";
+#else
+  env["build.ndebug"] = "false";
+#endif
+  const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  env["git.revision"] = workspace != nullptr ? GitRevision(workspace) : kUnknown;
+  for (const char* pkg : {"bazel-bootstrap", "libabsl-dev", "libbenchmark-dev", "libgtest-dev",
+                          "libre2-dev", "liburing-dev", "nlohmann-json3-dev", "libc6"}) {
+    std::string v = DebianPackageVersion(pkg);
+    env[absl::StrCat("package.", pkg)] = v.empty() ? "not installed" : v;
+  }
+  for (const auto& [name, status] : AllProbes()) {
+    env[absl::StrCat("probe.", name)] =
+        status.ok() ? "ok" : std::string(status.message());
+  }
+  return env;
+}
+
+}  // namespace spawnlab

@@ -1,0 +1,42 @@
+// environment.h: the record of the machine a result came from.
+//
+// Numbers from one machine mean little without it: the kernel, the CPU, whether
+// this is a VM, the speculative-execution mitigations in force, transparent huge
+// pages, ASLR, the governor, glibc, the compiler, the library versions, the git
+// revision and the CPU the bench was pinned to. Every bench writes it into the
+// `context` block of its Google Benchmark JSON (see bench.h).
+//
+// Example:
+//
+//   for (const auto& [key, value] : spawnlab::CollectEnvironment()) {
+//     benchmark::AddCustomContext(key, value);
+//   }
+
+#ifndef SPAWNLAB_LIB_ENVIRONMENT_H_
+#define SPAWNLAB_LIB_ENVIRONMENT_H_
+
+#include <map>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace spawnlab {
+
+// Keys are dotted ("kernel.release", "cpu.model", "mitigation.spectre_v2",
+// "package.libabsl-dev", "probe.clone3", ...); values are strings, "unknown"
+// where the machine does not say.
+std::map<std::string, std::string> CollectEnvironment();
+
+// `uname -r`, also the folder results are filed under.
+std::string KernelRelease();
+
+// The git revision of the checkout at `workspace_dir` (read from .git, with no
+// git process), with "-dirty" unknown; "unknown" if there is none.
+std::string GitRevision(absl::string_view workspace_dir);
+
+// Installed version of a Debian package, from /var/lib/dpkg/status; "" if none.
+std::string DebianPackageVersion(absl::string_view package);
+
+}  // namespace spawnlab
+
+#endif  // SPAWNLAB_LIB_ENVIRONMENT_H_

@@ -1,0 +1,55 @@
+// environment_test.cc: the environment record has every key a report needs,
+// and its readers cope with what is missing.
+
+#include "lib/environment.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+
+namespace spawnlab {
+namespace {
+
+TEST(Environment, HasTheKeysReportsNeed) {
+  std::map<std::string, std::string> env = CollectEnvironment();
+  for (const char* key :
+       {"kernel.release", "kernel.version", "cpu.model", "cpu.online", "cpu.governor",
+        "virtualization", "thp.enabled", "aslr", "glibc", "compiler", "git.revision",
+        "package.libabsl-dev", "package.libbenchmark-dev", "probe.clone3", "probe.io_uring"}) {
+    EXPECT_TRUE(env.count(key)) << key;
+    EXPECT_FALSE(env[key].empty()) << key;
+  }
+  struct utsname u;
+  ASSERT_EQ(uname(&u), 0);
+  EXPECT_EQ(env["kernel.release"], u.release);
+  EXPECT_EQ(KernelRelease(), u.release);
+}
+
+TEST(Environment, ReadsDebianPackageVersions) {
+  if (access("/var/lib/dpkg/status", R_OK) != 0) GTEST_SKIP() << "not a Debian system";
+  EXPECT_FALSE(DebianPackageVersion("libc6").empty());
+  EXPECT_EQ(DebianPackageVersion("no-such-package-spawnlab"), "");
+}
+
+TEST(Environment, GitRevisionFollowsRefsLooseAndPacked) {
+  const std::string root = absl::StrCat(std::getenv("TEST_TMPDIR"), "/repo");
+  ASSERT_EQ(system(absl::StrCat("mkdir -p ", root, "/.git/refs/heads").c_str()), 0);
+  const std::string sha = "0123456789abcdef0123456789abcdef01234567";
+  std::ofstream(root + "/.git/HEAD") << "ref: refs/heads/main\n";
+  std::ofstream(root + "/.git/packed-refs") << "# pack-refs\n" << sha << " refs/heads/main\n";
+  EXPECT_EQ(GitRevision(root), sha);
+  const std::string newer = "fedcba9876543210fedcba9876543210fedcba98";
+  std::ofstream(root + "/.git/refs/heads/main") << newer << "\n";
+  EXPECT_EQ(GitRevision(root), newer);
+  std::ofstream(root + "/.git/HEAD") << sha << "\n";  // detached
+  EXPECT_EQ(GitRevision(root), sha);
+  EXPECT_EQ(GitRevision(absl::StrCat(root, "/nowhere")), "unknown");
+}
+
+}  // namespace
+}  // namespace spawnlab

@@ -1,0 +1,206 @@
+// probes.cc: see probes.h. Each probe runs once per process.
+
+#include "lib/probes.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "lib/clone3.h"
+#include "lib/unique_fd.h"
+
+namespace spawnlab {
+namespace {
+
+// A Status for a probe that failed with `err`, naming the feature and, for
+// ENOSYS, the kernel that introduced it.
+absl::Status Missing(absl::string_view feature, int err,
+                     absl::string_view since) {
+  std::string why;
+  switch (err) {
+    case ENOSYS:
+      why = absl::StrCat("the kernel lacks it (ENOSYS); it needs ", since);
+      break;
+    case EPERM:
+    case EACCES:
+      why = absl::StrCat("not permitted here (", strerrorname_np(err),
+                         "): a seccomp filter, an LSM or a sysctl forbids it");
+      break;
+    default:
+      why = absl::StrCat("failed with ", strerrorname_np(err), " (",
+                         strerror(err), ")");
+  }
+  return absl::ErrnoToStatus(err, absl::StrCat(feature, ": ", why));
+}
+
+std::string ReadFirstLine(const char* path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return std::string(absl::StripAsciiWhitespace(line));
+}
+
+int ExitAtOnce(void*) { return 0; }
+
+// clone3 without CLONE_VM whose child exits at once; reaps it.
+absl::Status TryClone3(uint64_t extra_flags, int cgroup_fd,
+                       absl::string_view feature, absl::string_view since) {
+  struct clone_args args = {};
+  int pidfd = -1;
+  args.flags = extra_flags;
+  args.exit_signal = SIGCHLD;
+  if (extra_flags & CLONE_PIDFD) args.pidfd = reinterpret_cast<uintptr_t>(&pidfd);
+  if (extra_flags & CLONE_INTO_CGROUP) args.cgroup = static_cast<uint64_t>(cgroup_fd);
+  long r = spawnlab_clone3(&args, sizeof(args), ExitAtOnce, nullptr);
+  if (r < 0) return Missing(feature, static_cast<int>(-r), since);
+  UniqueFd owned(pidfd);
+  int status;
+  while (waitpid(static_cast<pid_t>(r), &status, 0) < 0 && errno == EINTR) {
+  }
+  if ((extra_flags & CLONE_PIDFD) && pidfd < 0) {
+    return absl::InternalError(absl::StrCat(feature, ": clone3 gave no pidfd"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ProbeClone3() {
+  static const absl::Status* const result = [] {
+    // As the kernel selftests do: a NULL, zero-sized argument gets EINVAL from
+    // a kernel that has clone3 and ENOSYS from one that has not.
+    long r = syscall(SYS_clone3, nullptr, 0);
+    int err = r < 0 ? errno : 0;
+    if (err == EINVAL) return new absl::Status();
+    if (err == 0) return new absl::Status(absl::InternalError("clone3(NULL, 0) succeeded"));
+    return new absl::Status(Missing("clone3", err, "Linux 5.3"));
+  }();
+  return *result;
+}
+
+absl::Status ProbeClonePidfd() {
+  static const absl::Status* const result = [] {
+    absl::Status s = ProbeClone3();
+    if (!s.ok()) return new absl::Status(s);
+    return new absl::Status(TryClone3(CLONE_PIDFD, -1, "CLONE_PIDFD", "Linux 5.3"));
+  }();
+  return *result;
+}
+
+absl::Status ProbeCloneIntoCgroup() {
+  static const absl::Status* const result = [] {
+    absl::Status s = ProbeClone3();
+    if (!s.ok()) return new absl::Status(s);
+    // Our own cgroup v2 directory: the line "0::/path" of /proc/self/cgroup.
+    std::ifstream in("/proc/self/cgroup");
+    std::string line, path;
+    while (std::getline(in, line)) {
+      if (absl::StartsWith(line, "0::")) path = line.substr(3);
+    }
+    if (path.empty()) {
+      return new absl::Status(absl::FailedPreconditionError(
+          "CLONE_INTO_CGROUP: this process is in no cgroup v2 hierarchy"));
+    }
+    std::string dir = absl::StrCat("/sys/fs/cgroup", path);
+    UniqueFd fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!fd.valid()) {
+      return new absl::Status(absl::ErrnoToStatus(
+          errno, absl::StrCat("CLONE_INTO_CGROUP: open ", dir)));
+    }
+    return new absl::Status(TryClone3(CLONE_INTO_CGROUP, fd.get(),
+                                      "CLONE_INTO_CGROUP", "Linux 5.7"));
+  }();
+  return *result;
+}
+
+absl::Status ProbePidfdOpen() {
+  static const absl::Status* const result = [] {
+    long fd = syscall(SYS_pidfd_open, getpid(), 0);
+    if (fd < 0) return new absl::Status(Missing("pidfd_open", errno, "Linux 5.3"));
+    close(static_cast<int>(fd));
+    return new absl::Status();
+  }();
+  return *result;
+}
+
+absl::Status ProbeIoUring() {
+  static const absl::Status* const result = [] {
+    struct io_uring ring;
+    int r = io_uring_queue_init(2, &ring, 0);
+    if (r == 0) {
+      io_uring_queue_exit(&ring);
+      return new absl::Status();
+    }
+    absl::Status s = Missing("io_uring", -r, "Linux 5.1");
+    std::string disabled = ReadFirstLine("/proc/sys/kernel/io_uring_disabled");
+    if (!disabled.empty() && disabled != "0") {
+      s = absl::Status(s.code(), absl::StrCat(s.message(), " (kernel.io_uring_disabled=",
+                                              disabled, ")"));
+    }
+    return new absl::Status(s);
+  }();
+  return *result;
+}
+
+absl::Status ProbeIoUringOpcode(int opcode) {
+  absl::Status ring = ProbeIoUring();
+  if (!ring.ok()) return ring;
+  // io_uring_get_probe sets up a ring of its own; ask once, keep the answer.
+  static struct io_uring_probe* const probe = io_uring_get_probe();
+  if (probe == nullptr) {
+    return absl::UnavailableError("io_uring: IORING_REGISTER_PROBE failed (Linux 5.6 or later needed)");
+  }
+  if (opcode < 0 || !io_uring_opcode_supported(probe, opcode)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "io_uring opcode ", opcode, " is not supported by this kernel (its last opcode is ",
+        static_cast<int>(probe->last_op), ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ProbeMemfdCreate() {
+  static const absl::Status* const result = [] {
+    int fd = memfd_create("spawnlab-probe", MFD_CLOEXEC);
+    if (fd < 0) return new absl::Status(Missing("memfd_create", errno, "Linux 3.17"));
+    close(fd);
+    return new absl::Status();
+  }();
+  return *result;
+}
+
+absl::Status ProbeExecveat() {
+  static const absl::Status* const result = [] {
+    // An invalid descriptor: EBADF proves the call exists without exec'ing.
+    long r = syscall(SYS_execveat, -1, "", nullptr, nullptr, AT_EMPTY_PATH);
+    int err = r < 0 ? errno : 0;
+    if (err == EBADF) return new absl::Status();
+    return new absl::Status(Missing("execveat", err, "Linux 3.19"));
+  }();
+  return *result;
+}
+
+std::vector<std::pair<std::string, absl::Status>> AllProbes() {
+  return {
+      {"clone3", ProbeClone3()},
+      {"clone_pidfd", ProbeClonePidfd()},
+      {"clone_into_cgroup", ProbeCloneIntoCgroup()},
+      {"pidfd_open", ProbePidfdOpen()},
+      {"io_uring", ProbeIoUring()},
+      {"memfd_create", ProbeMemfdCreate()},
+      {"execveat", ProbeExecveat()},
+  };
+}
+
+}  // namespace spawnlab

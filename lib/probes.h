@@ -1,0 +1,37 @@
+// probes.h: does this kernel offer a feature? Each probe tries the feature
+// once (the kernel selftests' way: call it and read the errno), caches the
+// answer, and returns OK or a Status whose message says what is missing and why.
+//
+// Tests skip on a failed probe and benches write a skipped row with its message:
+//
+//   if (absl::Status s = spawnlab::ProbeClone3(); !s.ok()) {
+//     GTEST_SKIP() << s;
+//   }
+
+#ifndef SPAWNLAB_LIB_PROBES_H_
+#define SPAWNLAB_LIB_PROBES_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace spawnlab {
+
+absl::Status ProbeClone3();           // clone3(2), Linux 5.3
+absl::Status ProbeClonePidfd();       // CLONE_PIDFD, with clone3
+absl::Status ProbeCloneIntoCgroup();  // CLONE_INTO_CGROUP, Linux 5.7, cgroup v2
+absl::Status ProbePidfdOpen();        // pidfd_open(2), Linux 5.3
+absl::Status ProbeIoUring();          // io_uring_setup(2), and io_uring_disabled
+absl::Status ProbeIoUringOpcode(int opcode);  // via io_uring_get_probe
+absl::Status ProbeMemfdCreate();      // memfd_create(2), Linux 3.17
+absl::Status ProbeExecveat();         // execveat(2), Linux 3.19
+
+// Every probe above but the per-opcode one, by name ("clone3", ...), for the
+// environment record.
+std::vector<std::pair<std::string, absl::Status>> AllProbes();
+
+}  // namespace spawnlab
+
+#endif  // SPAWNLAB_LIB_PROBES_H_

@@ -1,0 +1,25 @@
+// runfiles.h: find a file Bazel put beside a binary (its `data`), whether the
+// binary runs under `bazel run`, `bazel test` or straight from bazel-bin.
+//
+// Example:
+//
+//   absl::StatusOr<std::string> child = spawnlab::Runfile("lib/children/minimal_child");
+//   if (!child.ok()) return child.status();
+
+#ifndef SPAWNLAB_LIB_RUNFILES_H_
+#define SPAWNLAB_LIB_RUNFILES_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace spawnlab {
+
+// The absolute path of `path` (relative to the workspace root, as
+// `$(rootpath)` gives it); NotFound if it is not among the runfiles.
+absl::StatusOr<std::string> Runfile(absl::string_view path);
+
+}  // namespace spawnlab
+
+#endif  // SPAWNLAB_LIB_RUNFILES_H_

@@ -1,0 +1,376 @@
+// spawn.cc: see spawn.h. The measured path of every method is kept to the
+// primitive itself plus the few syscalls needed to report an exec failure.
+
+#include "lib/spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdint>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lib/clone3.h"
+
+extern char** environ;
+
+
+namespace spawnlab {
+namespace {
+
+constexpr std::array<SpawnMethod, 6> kAllMethods = {
+    SpawnMethod::kFork,   SpawnMethod::kVfork,     SpawnMethod::kClone,
+    SpawnMethod::kClone3, SpawnMethod::kClone3Cow, SpawnMethod::kPosixSpawn,
+};
+
+// The child of a CLONE_VM method runs on this much of the parent's stack (the
+// parent is suspended until the exec, as in musl's posix_spawn). execve needs
+// little: the kernel copies argv and envp itself.
+constexpr size_t kChildStackBytes = 32 * 1024;
+
+// What a child needs to exec, and where it leaves the errno of a failed exec.
+struct ExecArgs {
+  const char* path;
+  char* const* argv;
+  char* const* envp;
+  int error_fd;        // fork-like methods: write end of an O_CLOEXEC pipe
+  volatile int exec_errno = 0;  // CLONE_VM methods: set in the shared memory
+};
+
+// Runs in a CLONE_VM child, on the stack the parent lent it.
+__attribute__((no_sanitize("address"))) int ExecSharingMemory(void* p) {
+  auto* args = static_cast<ExecArgs*>(p);
+  execve(args->path, args->argv, args->envp);
+  args->exec_errno = errno;
+  _exit(127);
+}
+
+// Runs in a copy-on-write child: memory writes would not reach the parent.
+int ExecReportingOnPipe(void* p) {
+  auto* args = static_cast<ExecArgs*>(p);
+  execve(args->path, args->argv, args->envp);
+  int err = errno;
+  ssize_t ignored = write(args->error_fd, &err, sizeof(err));
+  (void)ignored;
+  _exit(127);
+}
+
+pid_t WaitPidRetrying(pid_t pid, int* status, int options) {
+  pid_t r;
+  do {
+    r = waitpid(pid, status, options);
+  } while (r < 0 && errno == EINTR);
+  return r;
+}
+
+// Reaps a child whose exec failed and turns the errno into the error.
+absl::Status ExecFailed(pid_t pid, int err, SpawnMethod method,
+                        const ExecSpec& spec) {
+  int status;
+  WaitPidRetrying(pid, &status, 0);
+  return absl::ErrnoToStatus(
+      err, absl::StrCat("exec ", spec.path(), " (", SpawnMethodName(method), ")"));
+}
+
+absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method,
+                                         const ExecSpec& spec) {
+  ExecArgs args{spec.path(), spec.argv(), spec.envp(), -1};
+  alignas(64) char stack[kChildStackBytes];
+  pid_t pid = -1;
+  int pidfd = -1;
+  int saved_errno = 0;
+  switch (method) {
+    case SpawnMethod::kVfork:
+      pid = vfork();
+      if (pid == 0) {
+        execve(args.path, args.argv, args.envp);
+        args.exec_errno = errno;
+        _exit(127);
+      }
+      saved_errno = errno;
+      break;
+    case SpawnMethod::kClone:
+      pid = clone(ExecSharingMemory, stack + sizeof(stack),
+                  CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+      saved_errno = errno;
+      break;
+    case SpawnMethod::kClone3: {
+      struct clone_args ca = {};
+      ca.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD;
+      ca.pidfd = reinterpret_cast<uintptr_t>(&pidfd);
+      ca.exit_signal = SIGCHLD;
+      ca.stack = reinterpret_cast<uintptr_t>(stack);
+      ca.stack_size = sizeof(stack);
+      long r = spawnlab_clone3(&ca, sizeof(ca), ExecSharingMemory, &args);
+      if (r < 0) {
+        saved_errno = static_cast<int>(-r);
+      } else {
+        pid = static_cast<pid_t>(r);
+      }
+      break;
+    }
+    default:
+      return absl::InternalError("not a CLONE_VM method");
+  }
+  if (pid < 0) {
+    return absl::ErrnoToStatus(saved_errno,
+                               absl::StrCat(SpawnMethodName(method), " ", spec.path()));
+  }
+  UniqueFd owned_pidfd(pidfd);
+  if (args.exec_errno != 0) {
+    return ExecFailed(pid, args.exec_errno, method, spec);
+  }
+  return Child(pid, std::move(owned_pidfd));
+}
+
+absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method,
+                                         const ExecSpec& spec) {
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return absl::ErrnoToStatus(errno, "pipe2 for exec errors");
+  }
+  UniqueFd read_end(pipe_fds[0]);
+  UniqueFd write_end(pipe_fds[1]);
+  ExecArgs args{spec.path(), spec.argv(), spec.envp(), write_end.get()};
+  pid_t pid = -1;
+  int pidfd = -1;
+  int saved_errno = 0;
+  if (method == SpawnMethod::kFork) {
+    pid = fork();
+    if (pid == 0) ExecReportingOnPipe(&args);
+    saved_errno = errno;
+  } else {
+    struct clone_args ca = {};
+    ca.flags = CLONE_PIDFD;
+    ca.pidfd = reinterpret_cast<uintptr_t>(&pidfd);
+    ca.exit_signal = SIGCHLD;
+    long r = spawnlab_clone3(&ca, sizeof(ca), ExecReportingOnPipe, &args);
+    if (r < 0) {
+      saved_errno = static_cast<int>(-r);
+    } else {
+      pid = static_cast<pid_t>(r);
+    }
+  }
+  if (pid < 0) {
+    return absl::ErrnoToStatus(saved_errno,
+                               absl::StrCat(SpawnMethodName(method), " ", spec.path()));
+  }
+  UniqueFd owned_pidfd(pidfd);
+  write_end.reset();
+  int child_errno = 0;
+  ssize_t n;
+  do {
+    n = read(read_end.get(), &child_errno, sizeof(child_errno));
+  } while (n < 0 && errno == EINTR);
+  if (n == sizeof(child_errno)) {
+    return ExecFailed(pid, child_errno, method, spec);
+  }
+  return Child(pid, std::move(owned_pidfd));
+}
+
+absl::StatusOr<Child> SpawnPosix(const ExecSpec& spec) {
+  pid_t pid;
+  int err = posix_spawn(&pid, spec.path(), nullptr, nullptr, spec.argv(),
+                        spec.envp());
+  if (err != 0) {
+    return absl::ErrnoToStatus(err, absl::StrCat("exec ", spec.path(), " (posix_spawn)"));
+  }
+  return Child(pid, UniqueFd());
+}
+
+}  // namespace
+
+absl::Span<const SpawnMethod> AllSpawnMethods() { return kAllMethods; }
+
+absl::string_view SpawnMethodName(SpawnMethod method) {
+  switch (method) {
+    case SpawnMethod::kFork:
+      return "fork";
+    case SpawnMethod::kVfork:
+      return "vfork";
+    case SpawnMethod::kClone:
+      return "clone";
+    case SpawnMethod::kClone3:
+      return "clone3";
+    case SpawnMethod::kClone3Cow:
+      return "clone3-cow";
+    case SpawnMethod::kPosixSpawn:
+      return "posix_spawn";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<SpawnMethod> ParseSpawnMethod(absl::string_view name) {
+  for (SpawnMethod m : kAllMethods) {
+    if (SpawnMethodName(m) == name) return m;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown spawn method '", name,
+      "'; expected fork, vfork, clone, clone3, clone3-cow or posix_spawn"));
+}
+
+bool ExitStatus::exited() const { return WIFEXITED(wait_status_); }
+int ExitStatus::exit_code() const { return WEXITSTATUS(wait_status_); }
+bool ExitStatus::signaled() const { return WIFSIGNALED(wait_status_); }
+int ExitStatus::term_signal() const { return WTERMSIG(wait_status_); }
+
+std::string ExitStatus::ToString() const {
+  if (exited()) return absl::StrCat("exit ", exit_code());
+  if (signaled()) {
+    return absl::StrCat("signal ", term_signal(), " (", strsignal(term_signal()), ")");
+  }
+  return absl::StrCat("wait status ", wait_status_);
+}
+
+struct ExecSpec::Data {
+  std::string path;
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+  bool has_env = false;
+  std::vector<char*> argv_ptrs;
+  std::vector<char*> env_ptrs;
+};
+
+namespace {
+std::vector<char*> NullTerminated(const std::vector<std::string>& strings) {
+  std::vector<char*> ptrs;
+  ptrs.reserve(strings.size() + 1);
+  for (const std::string& s : strings) ptrs.push_back(const_cast<char*>(s.c_str()));
+  ptrs.push_back(nullptr);
+  return ptrs;
+}
+}  // namespace
+
+ExecSpec::ExecSpec(std::string path, std::vector<std::string> argv) {
+  auto data = std::make_shared<Data>();
+  data->path = std::move(path);
+  data->argv = std::move(argv);
+  data->argv_ptrs = NullTerminated(data->argv);
+  data_ = std::move(data);
+}
+
+ExecSpec::ExecSpec(std::string path, std::vector<std::string> argv,
+                   std::vector<std::string> env) {
+  auto data = std::make_shared<Data>();
+  data->path = std::move(path);
+  data->argv = std::move(argv);
+  data->env = std::move(env);
+  data->has_env = true;
+  data->argv_ptrs = NullTerminated(data->argv);
+  data->env_ptrs = NullTerminated(data->env);
+  data_ = std::move(data);
+}
+
+const char* ExecSpec::path() const { return data_->path.c_str(); }
+char* const* ExecSpec::argv() const { return data_->argv_ptrs.data(); }
+char* const* ExecSpec::envp() const {
+  return data_->has_env ? data_->env_ptrs.data() : environ;
+}
+
+Child::Child(Child&& other) noexcept
+    : pid_(std::exchange(other.pid_, -1)), pidfd_(std::move(other.pidfd_)) {}
+
+Child& Child::operator=(Child&& other) noexcept {
+  if (this != &other) {
+    KillAndReap();
+    pid_ = std::exchange(other.pid_, -1);
+    pidfd_ = std::move(other.pidfd_);
+  }
+  return *this;
+}
+
+Child::~Child() { KillAndReap(); }
+
+void Child::KillAndReap() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);  // an unreaped child's pid cannot have been reused
+  int status;
+  WaitPidRetrying(pid_, &status, 0);
+  pid_ = -1;
+  pidfd_.reset();
+}
+
+absl::StatusOr<ExitStatus> Child::Wait() {
+  if (pid_ <= 0) return absl::FailedPreconditionError("child already reaped");
+  int status;
+  if (WaitPidRetrying(pid_, &status, 0) < 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("waitpid ", pid_));
+  }
+  pid_ = -1;
+  pidfd_.reset();
+  return ExitStatus(status);
+}
+
+absl::StatusOr<ExitStatus> Child::WaitFor(absl::Duration timeout) {
+  if (pid_ <= 0) return absl::FailedPreconditionError("child already reaped");
+  UniqueFd opened;
+  int pidfd = pidfd_.get();
+  if (pidfd < 0) {
+    opened.reset(static_cast<int>(syscall(SYS_pidfd_open, pid_, 0)));
+    pidfd = opened.get();
+  }
+  const absl::Time deadline = absl::Now() + timeout;
+  while (true) {
+    int status;
+    pid_t r = WaitPidRetrying(pid_, &status, WNOHANG);
+    if (r < 0) return absl::ErrnoToStatus(errno, absl::StrCat("waitpid ", pid_));
+    if (r == pid_) {
+      pid_ = -1;
+      pidfd_.reset();
+      return ExitStatus(status);
+    }
+    absl::Duration left = deadline - absl::Now();
+    if (left <= absl::ZeroDuration()) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "child ", pid_, " still running after ", absl::FormatDuration(timeout)));
+    }
+    if (pidfd >= 0) {
+      // pidfds become readable when the process exits (Linux 5.3+).
+      struct pollfd pfd = {pidfd, POLLIN, 0};
+      int ms = static_cast<int>(absl::ToInt64Milliseconds(left)) + 1;
+      if (poll(&pfd, 1, ms) < 0 && errno != EINTR) {
+        return absl::ErrnoToStatus(errno, "poll on pidfd");
+      }
+    } else {
+      // No pidfd_open (before 5.3): poll waitpid every millisecond.
+      struct timespec ms = {0, 1000 * 1000};
+      nanosleep(&ms, nullptr);
+    }
+  }
+}
+
+absl::Status Child::Kill(int signal) {
+  if (pid_ <= 0) return absl::FailedPreconditionError("child already reaped");
+  if (kill(pid_, signal) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("kill ", pid_));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Child> Spawn(SpawnMethod method, const ExecSpec& spec) {
+  switch (method) {
+    case SpawnMethod::kFork:
+    case SpawnMethod::kClone3Cow:
+      return SpawnCopyingMemory(method, spec);
+    case SpawnMethod::kVfork:
+    case SpawnMethod::kClone:
+    case SpawnMethod::kClone3:
+      return SpawnSharingMemory(method, spec);
+    case SpawnMethod::kPosixSpawn:
+      return SpawnPosix(spec);
+  }
+  return absl::InvalidArgumentError("unknown spawn method");
+}
+
+}  // namespace spawnlab

@@ -1,0 +1,135 @@
+// spawn.h: one interface over every way Linux offers to start a program.
+//
+// Each SpawnMethod is the bare primitive, with only what is needed to report an
+// exec failure and reap the child; that is what the clone3 experiment measures.
+//
+//   fork         fork() then execve() in the child. An O_CLOEXEC pipe carries an
+//                exec failure's errno back (as Python's subprocess does).
+//   vfork        vfork() then execve(). The parent sleeps until the exec.
+//   clone        clone(CLONE_VM | CLONE_VFORK) on a stack of its own, as glibc's
+//                posix_spawn does.
+//   clone3       clone3(CLONE_VM | CLONE_VFORK | CLONE_PIDFD) with a stack: as
+//                `clone`, plus a pidfd for the child.
+//   clone3-cow   clone3(CLONE_PIDFD) without CLONE_VM: fork's copy-on-write
+//                semantics, plus a pidfd.
+//   posix_spawn  glibc's posix_spawn().
+//
+// A missing program is NotFound and a non-executable one PermissionDenied, each
+// naming the path; a method the kernel lacks is Unimplemented (ENOSYS). The
+// child is reaped by Child::Wait, or killed and reaped when its Child is
+// destroyed, so no zombie outlives a Child.
+//
+// The CLONE_VM methods (vfork, clone, clone3) run the child in the parent's
+// memory until it execs, and do not block signals as posix_spawn does: do not
+// use them in a program whose signal handlers may run in that window.
+//
+// Example:
+//
+//   spawnlab::ExecSpec true_cmd("/bin/true", {"true"});
+//   absl::StatusOr<spawnlab::Child> child =
+//       spawnlab::Spawn(spawnlab::SpawnMethod::kVfork, true_cmd);
+//   if (!child.ok()) return child.status();
+//   absl::StatusOr<spawnlab::ExitStatus> status = child->Wait();
+//   // status->exited() && status->exit_code() == 0
+
+#ifndef SPAWNLAB_LIB_SPAWN_H_
+#define SPAWNLAB_LIB_SPAWN_H_
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "lib/unique_fd.h"
+
+namespace spawnlab {
+
+enum class SpawnMethod { kFork, kVfork, kClone, kClone3, kClone3Cow, kPosixSpawn };
+
+// Every method, in the order reports list them.
+absl::Span<const SpawnMethod> AllSpawnMethods();
+
+// "fork", "vfork", "clone", "clone3", "clone3-cow", "posix_spawn": the values of
+// the `method:` dimension in benchmark names.
+absl::string_view SpawnMethodName(SpawnMethod method);
+absl::StatusOr<SpawnMethod> ParseSpawnMethod(absl::string_view name);
+
+// How a child ended, decoded from waitpid's status word.
+class ExitStatus {
+ public:
+  explicit ExitStatus(int wait_status) : wait_status_(wait_status) {}
+  bool exited() const;
+  int exit_code() const;  // valid when exited()
+  bool signaled() const;
+  int term_signal() const;  // valid when signaled()
+  bool success() const { return exited() && exit_code() == 0; }
+  std::string ToString() const;  // "exit 0", "signal 9 (Killed)"
+
+ private:
+  int wait_status_;
+};
+
+// A program and its arguments, prepared once so that spawning allocates nothing.
+// Cheap to copy; immutable.
+class ExecSpec {
+ public:
+  // `argv` includes argv[0]. The child gets the parent's environment as it is
+  // at the time of each spawn, unless `env` is given ("KEY=value" strings).
+  ExecSpec(std::string path, std::vector<std::string> argv);
+  ExecSpec(std::string path, std::vector<std::string> argv,
+           std::vector<std::string> env);
+
+  const char* path() const;
+  char* const* argv() const;
+  // The environment to pass: `env` if one was given, else the current environ.
+  char* const* envp() const;
+
+ private:
+  struct Data;
+  std::shared_ptr<const Data> data_;
+};
+
+// A started child process. Move-only. Destroying a Child that has not been
+// reaped sends it SIGKILL and reaps it.
+class Child {
+ public:
+  Child(pid_t pid, UniqueFd pidfd) : pid_(pid), pidfd_(std::move(pidfd)) {}
+  Child(Child&& other) noexcept;
+  Child& operator=(Child&& other) noexcept;
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  ~Child();
+
+  pid_t pid() const { return pid_; }
+  // The child's pidfd where the method made one (clone3, clone3-cow), else -1.
+  int pidfd() const { return pidfd_.get(); }
+  bool reaped() const { return pid_ <= 0; }
+
+  // Blocks until the child ends and reaps it.
+  absl::StatusOr<ExitStatus> Wait();
+  // As Wait, but gives up after `timeout` with DeadlineExceeded (the child is
+  // left running; destroying the Child kills it).
+  absl::StatusOr<ExitStatus> WaitFor(absl::Duration timeout);
+  // Sends `signal` to a child that has not been reaped.
+  absl::Status Kill(int signal);
+
+ private:
+  void KillAndReap();
+
+  pid_t pid_;
+  UniqueFd pidfd_;
+};
+
+// Starts `spec` by `method`. Returns once the child has exec'd (all methods
+// report an exec failure as an error, having reaped the failed child).
+absl::StatusOr<Child> Spawn(SpawnMethod method, const ExecSpec& spec);
+
+}  // namespace spawnlab
+
+#endif  // SPAWNLAB_LIB_SPAWN_H_

@@ -1,0 +1,192 @@
+// spawn_test.cc: every spawn method starts each child, returns its exit code,
+// reports bad paths clearly, and leaves no zombie and no descriptor behind.
+
+#include "lib/spawn.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/probes.h"
+#include "lib/runfiles.h"
+#include "lib/testing/hygiene.h"
+
+namespace spawnlab {
+namespace {
+
+using ::testing::HasSubstr;
+
+int64_t NowNanos() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+std::string TempPath(absl::string_view name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  return absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/", name);
+}
+
+class SpawnTest : public ::testing::TestWithParam<SpawnMethod> {
+ protected:
+  void SetUp() override {
+    SpawnMethod m = GetParam();
+    if (m == SpawnMethod::kClone3 || m == SpawnMethod::kClone3Cow) {
+      if (absl::Status s = ProbeClonePidfd(); !s.ok()) GTEST_SKIP() << s;
+    }
+  }
+  testing::Hygiene hygiene_;
+};
+
+TEST_P(SpawnTest, EveryChildRunsReportsItsClockAndExitCode) {
+  for (const char* child : {"lib/children/static_child", "lib/children/dynamic_child",
+                            "lib/children/minimal_child"}) {
+    SCOPED_TRACE(child);
+    absl::StatusOr<std::string> path = Runfile(child);
+    ASSERT_TRUE(path.ok()) << path.status();
+    int fds[2];
+    ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
+    UniqueFd read_end(fds[0]);
+    // The write end is passed on: only it must survive the exec.
+    UniqueFd write_end(fcntl(fds[1], F_DUPFD, 3));
+    close(fds[1]);
+    ExecSpec spec(*path, {*path, absl::StrCat(write_end.get()), "7"});
+    const int64_t before = NowNanos();
+    absl::StatusOr<Child> spawned = Spawn(GetParam(), spec);
+    ASSERT_TRUE(spawned.ok()) << spawned.status();
+    absl::StatusOr<ExitStatus> status = spawned->Wait();
+    const int64_t after = NowNanos();
+    ASSERT_TRUE(status.ok()) << status.status();
+    EXPECT_TRUE(status->exited()) << status->ToString();
+    EXPECT_EQ(status->exit_code(), 7);
+    EXPECT_TRUE(spawned->reaped());
+    int64_t child_clock = 0;
+    ASSERT_EQ(read(read_end.get(), &child_clock, sizeof(child_clock)), sizeof(child_clock));
+    EXPECT_GT(child_clock, before);
+    EXPECT_LT(child_clock, after);
+  }
+  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+}
+
+TEST_P(SpawnTest, ExitCodesComeBack) {
+  absl::StatusOr<std::string> path = Runfile("lib/children/minimal_child");
+  ASSERT_TRUE(path.ok()) << path.status();
+  for (int code : {0, 1, 42, 255}) {
+    absl::StatusOr<Child> child =
+        Spawn(GetParam(), ExecSpec(*path, {*path, "-", absl::StrCat(code)}));
+    ASSERT_TRUE(child.ok()) << child.status();
+    absl::StatusOr<ExitStatus> status = child->Wait();
+    ASSERT_TRUE(status.ok()) << status.status();
+    EXPECT_EQ(status->exit_code(), code);
+    EXPECT_EQ(status->success(), code == 0);
+  }
+  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+}
+
+TEST_P(SpawnTest, MissingProgramIsNotFoundNamingThePath) {
+  const std::string missing = TempPath("no-such-program");
+  absl::StatusOr<Child> child = Spawn(GetParam(), ExecSpec(missing, {missing}));
+  ASSERT_FALSE(child.ok());
+  EXPECT_EQ(child.status().code(), absl::StatusCode::kNotFound) << child.status();
+  EXPECT_THAT(child.status().message(), HasSubstr(missing));
+  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+}
+
+TEST_P(SpawnTest, NonExecutableProgramIsPermissionDenied) {
+  const std::string plain = TempPath("not-executable");
+  std::ofstream(plain) << "#!/bin/sh\nexit 0\n";
+  ASSERT_EQ(chmod(plain.c_str(), 0644), 0);
+  absl::StatusOr<Child> child = Spawn(GetParam(), ExecSpec(plain, {plain}));
+  ASSERT_FALSE(child.ok());
+  EXPECT_EQ(child.status().code(), absl::StatusCode::kPermissionDenied) << child.status();
+  EXPECT_THAT(child.status().message(), HasSubstr(plain));
+  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+}
+
+TEST_P(SpawnTest, EnvironmentIsPassed) {
+  ExecSpec spec("/bin/sh", {"sh", "-c", "test \"$SPAWNLAB_X\" = yes"}, {"SPAWNLAB_X=yes"});
+  absl::StatusOr<Child> child = Spawn(GetParam(), spec);
+  ASSERT_TRUE(child.ok()) << child.status();
+  absl::StatusOr<ExitStatus> status = child->Wait();
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_TRUE(status->success()) << status->ToString();
+}
+
+// S000-4: a descriptor without O_CLOEXEC crosses fork+exec; one with it does not.
+TEST_P(SpawnTest, OnlyDescriptorsWithoutCloexecAreInherited) {
+  for (bool cloexec : {false, true}) {
+    UniqueFd fd(open("/dev/null", O_RDONLY | (cloexec ? O_CLOEXEC : 0)));
+    ASSERT_TRUE(fd.valid());
+    ExecSpec spec("/bin/sh",
+                  {"sh", "-c", absl::StrCat("test -e /proc/self/fd/", fd.get())});
+    absl::StatusOr<Child> child = Spawn(GetParam(), spec);
+    ASSERT_TRUE(child.ok()) << child.status();
+    absl::StatusOr<ExitStatus> status = child->Wait();
+    ASSERT_TRUE(status.ok()) << status.status();
+    EXPECT_EQ(status->success(), !cloexec) << "O_CLOEXEC=" << cloexec;
+  }
+}
+
+TEST_P(SpawnTest, DestroyingARunningChildKillsAndReapsIt) {
+  {
+    absl::StatusOr<Child> child = Spawn(GetParam(), ExecSpec("/bin/sleep", {"sleep", "600"}));
+    ASSERT_TRUE(child.ok()) << child.status();
+    absl::StatusOr<ExitStatus> status = child->WaitFor(absl::Milliseconds(20));
+    EXPECT_EQ(status.status().code(), absl::StatusCode::kDeadlineExceeded);
+    EXPECT_FALSE(child->reaped());
+  }
+  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+}
+
+TEST_P(SpawnTest, KillEndsTheChildWithTheSignal) {
+  absl::StatusOr<Child> child = Spawn(GetParam(), ExecSpec("/bin/sleep", {"sleep", "600"}));
+  ASSERT_TRUE(child.ok()) << child.status();
+  ASSERT_TRUE(child->Kill(SIGTERM).ok());
+  absl::StatusOr<ExitStatus> status = child->WaitFor(absl::Seconds(30));
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_TRUE(status->signaled());
+  EXPECT_EQ(status->term_signal(), SIGTERM);
+  EXPECT_EQ(child->Wait().status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_P(SpawnTest, Clone3MethodsGiveAPidfd) {
+  absl::StatusOr<Child> child = Spawn(GetParam(), ExecSpec("/bin/sleep", {"sleep", "600"}));
+  ASSERT_TRUE(child.ok()) << child.status();
+  bool wants_pidfd =
+      GetParam() == SpawnMethod::kClone3 || GetParam() == SpawnMethod::kClone3Cow;
+  EXPECT_EQ(child->pidfd() >= 0, wants_pidfd);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllMethods, SpawnTest, ::testing::ValuesIn(AllSpawnMethods()),
+    [](const ::testing::TestParamInfo<SpawnMethod>& info) {
+      return absl::StrReplaceAll(SpawnMethodName(info.param), {{"-", "_"}});
+    });
+
+TEST(SpawnMethodName, RoundTripsAndRejectsUnknownNames) {
+  for (SpawnMethod m : AllSpawnMethods()) {
+    absl::StatusOr<SpawnMethod> parsed = ParseSpawnMethod(SpawnMethodName(m));
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(*parsed, m);
+  }
+  absl::StatusOr<SpawnMethod> bad = ParseSpawnMethod("spoon");
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("spoon"));
+}
+
+TEST(ExitStatus, DescribesItself) {
+  EXPECT_EQ(ExitStatus(3 << 8).ToString(), "exit 3");
+  EXPECT_THAT(ExitStatus(SIGKILL).ToString(), HasSubstr("signal 9"));
+}
+
+}  // namespace
+}  // namespace spawnlab
