@@ -74,14 +74,8 @@ double Min(const std::vector<double>& v) {
 }  // namespace
 
 benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
-                                          const BenchOptions& options,
-                                          double min_time_s) {
-  return b->Repetitions(options.repetitions)
-      ->ComputeStatistics("min", Min)
-      ->DisplayAggregatesOnly(true)
-      ->UseManualTime()
-      ->MinTime(min_time_s * options.time_scale)
-      ->Unit(benchmark::kMicrosecond);
+                                          const BenchOptions& /*options*/) {
+  return b->ComputeStatistics("min", Min)->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
 void SkipRow(benchmark::State& state, const absl::Status& why) {
@@ -104,10 +98,13 @@ std::string DefaultResultsPath(absl::string_view root, absl::string_view experim
 }
 
 int BenchMain(int argc, char** argv, absl::string_view experiment,
-              const std::function<void(const BenchOptions&)>& register_benchmarks) {
-  bool user_chose_out = false;
+              const std::function<void(const BenchOptions&)>& register_benchmarks,
+              RowTime row_time) {
+  bool user_chose_out = false, user_chose_repetitions = false, user_chose_min_time = false;
   for (int i = 1; i < argc; ++i) {
     if (absl::StartsWith(argv[i], "--benchmark_out=")) user_chose_out = true;
+    if (absl::StartsWith(argv[i], "--benchmark_repetitions=")) user_chose_repetitions = true;
+    if (absl::StartsWith(argv[i], "--benchmark_min_time=")) user_chose_min_time = true;
   }
   absl::SetProgramUsageMessage(absl::StrCat(
       "spawnlab bench '", experiment,
@@ -121,10 +118,6 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
 
   BenchOptions options;
   options.quick = absl::GetFlag(FLAGS_quick);
-  if (options.quick) {
-    options.repetitions = 2;
-    options.time_scale = 0.02;
-  }
 
   std::string cpu_flag = absl::GetFlag(FLAGS_cpu);
   std::string pinned = "none";
@@ -147,17 +140,27 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
     const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
     out = DefaultResultsPath(workspace != nullptr ? workspace : "", experiment);
   }
+  // spawnlab's defaults, given to Google Benchmark as its own flags.
+  std::vector<std::string> defaults = {"--benchmark_display_aggregates_only=true"};
+  if (!user_chose_repetitions) {
+    defaults.push_back(absl::StrCat("--benchmark_repetitions=", options.quick ? 2 : 9));
+  }
+  if (!user_chose_min_time) {
+    defaults.push_back(
+        absl::StrCat("--benchmark_min_time=", options.quick ? row_time.quick : row_time.full));
+  }
   if (!user_chose_out) {
     if (absl::Status s = MakeDirs(out); !s.ok()) {
       std::cerr << "error: cannot create the folder for " << out << ": " << s << "\n";
       return 2;
     }
-    std::string out_flag = absl::StrCat("--benchmark_out=", out);
-    std::string format_flag = "--benchmark_out_format=json";
-    std::vector<char*> extra = {argv[0], out_flag.data(), format_flag.data()};
-    int extra_argc = static_cast<int>(extra.size());
-    benchmark::Initialize(&extra_argc, extra.data());
+    defaults.push_back(absl::StrCat("--benchmark_out=", out));
+    defaults.push_back("--benchmark_out_format=json");
   }
+  std::vector<char*> extra = {argv[0]};
+  for (std::string& flag : defaults) extra.push_back(flag.data());
+  int extra_argc = static_cast<int>(extra.size());
+  benchmark::Initialize(&extra_argc, extra.data());
 
   for (const auto& [key, value] : CollectEnvironment()) {
     benchmark::AddCustomContext(key, value);

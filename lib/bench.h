@@ -26,7 +26,7 @@
 //   }
 //   void Register(const spawnlab::BenchOptions& options) {
 //     spawnlab::Configure(benchmark::RegisterBenchmark("nothing/op:none", BM_Nothing),
-//                         options);
+//                         options);  // add ->UseRealTime() if the loop sets no time
 //   }
 //   int main(int argc, char** argv) {
 //     return spawnlab::BenchMain(argc, argv, "foo", Register);
@@ -49,20 +49,17 @@ inline constexpr absl::string_view kSkippedPrefix = "skipped: ";
 
 struct BenchOptions {
   bool quick = false;
-  // Repetitions per row: 9 by default (enough for compare's Mann-Whitney U
-  // test), 2 with --quick.
-  int repetitions = 9;
-  // Multiplies each row's minimum time; 1 by default, small with --quick.
-  double time_scale = 1.0;
 };
 
-// Applies the project's row settings: repetitions from `options`, the `min`
-// statistic beside Google Benchmark's mean/median/stddev/cv, aggregates only
-// on the console (all repetitions in the JSON), manual time, and a minimum
-// time of `min_time_s` scaled by options.time_scale.
+// Applies the project's row settings: the `min` statistic beside Google
+// Benchmark's mean/median/stddev/cv, and manual time. Repetitions (9 by
+// default, enough for compare's Mann-Whitney U test; 2 with --quick), the
+// minimum time per repetition and aggregates-only display are set once for the
+// whole run by BenchMain, through Google Benchmark's own flags, so that they
+// stay out of the row names; --benchmark_repetitions=N and
+// --benchmark_min_time=S given on the command line win.
 benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
-                                          const BenchOptions& options,
-                                          double min_time_s = 0.05);
+                                          const BenchOptions& options);
 
 // Marks the row skipped, with the reason.
 void SkipRow(benchmark::State& state, const absl::Status& why);
@@ -75,10 +72,17 @@ int64_t MonotonicNanos();
 // results/<kernel-release>/<experiment>.json under `root`.
 std::string DefaultResultsPath(absl::string_view root, absl::string_view experiment);
 
+// How long each repetition of a row runs at least, in seconds.
+struct RowTime {
+  double full = 0.05;
+  double quick = 0.001;
+};
+
 // Runs a bench; see the top of this file. `register_benchmarks` is called after
 // the flags are parsed, so that it can size the rows by `options`.
 int BenchMain(int argc, char** argv, absl::string_view experiment,
-              const std::function<void(const BenchOptions&)>& register_benchmarks);
+              const std::function<void(const BenchOptions&)>& register_benchmarks,
+              RowTime row_time = {});
 
 }  // namespace spawnlab
 

@@ -28,8 +28,7 @@ void BM_Broken(benchmark::State& state) {
 }
 
 void Register(const spawnlab::BenchOptions& options) {
-  spawnlab::Configure(benchmark::RegisterBenchmark("fixture/op:clock", BM_Clock), options,
-                      0.01);
+  spawnlab::Configure(benchmark::RegisterBenchmark("fixture/op:clock", BM_Clock), options);
   spawnlab::Configure(benchmark::RegisterBenchmark("fixture/op:missing", BM_Missing), options);
   if (absl::GetFlag(FLAGS_fail)) {
     spawnlab::Configure(benchmark::RegisterBenchmark("fixture/op:broken", BM_Broken), options);

@@ -1,0 +1,224 @@
+// bench.cc: what does it cost to create a process on this machine and kernel,
+// by each primitive the kernel offers, as the parent grows?
+//
+//   bazel run //experiments/clone3:bench [-- --quick] [-- --benchmark_filter=parent:small]
+//
+// Rows: spawn/method:M/child:C/parent:P/until:U
+//   M  fork, vfork, clone, clone3, clone3-cow, posix_spawn   (lib/spawn.h)
+//   C  static, dynamic, minimal                              (lib/children)
+//   P  small (no ballast), 1g (1 GiB mapped, untouched), 1g-touched, 4g-touched
+//   U  start: from just before the spawn call to the child's own clock reading
+//             (at _start for minimal, at main for the others): the spawnbench way;
+//      exit:  from the same instant to the child reaped (lmbench's lat_proc).
+// and harness/op:empty: the two clock reads that bracket every measurement,
+// with nothing between them: the harness's own cost.
+//
+// Each iteration spawns one child and reaps it; the first spawn of a row is a
+// warm-up and not timed. Times are manual (UseManualTime), per spawn.
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "lib/ballast.h"
+#include "lib/bench.h"
+#include "lib/probes.h"
+#include "lib/runfiles.h"
+#include "lib/spawn.h"
+#include "lib/unique_fd.h"
+
+ABSL_FLAG(std::string, static_child, "", "Path of the static child (default: from runfiles).");
+ABSL_FLAG(std::string, dynamic_child, "", "Path of the dynamic child (default: from runfiles).");
+ABSL_FLAG(std::string, minimal_child, "", "Path of the minimal child (default: from runfiles).");
+
+namespace spawnlab {
+namespace {
+
+constexpr size_t kGiB = size_t{1} << 30;
+
+struct ChildKind {
+  const char* name;
+  const char* runfile;
+  absl::Flag<std::string>* flag;
+};
+
+const ChildKind kChildren[] = {
+    {"static", "lib/children/static_child", &FLAGS_static_child},
+    {"dynamic", "lib/children/dynamic_child", &FLAGS_dynamic_child},
+    {"minimal", "lib/children/minimal_child", &FLAGS_minimal_child},
+};
+
+struct ParentSize {
+  const char* name;
+  size_t bytes;
+  bool touch;
+};
+
+const ParentSize kParents[] = {
+    {"small", 0, false},
+    {"1g", 1 * kGiB, false},
+    {"1g-touched", 1 * kGiB, true},
+    {"4g-touched", 4 * kGiB, true},
+};
+
+// The parent's current ballast; rows are registered parent by parent, so it
+// changes only three times in a full run.
+Ballast& CurrentBallast() {
+  static Ballast* const ballast = new Ballast;
+  return *ballast;
+}
+const ParentSize* current_parent = &kParents[0];
+
+int64_t MemAvailableBytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    int64_t kib;
+    if (f.size() >= 2 && f[0] == "MemAvailable:" && absl::SimpleAtoi(f[1], &kib)) {
+      return kib * 1024;
+    }
+  }
+  return -1;
+}
+
+// Grows (or shrinks) the parent to `parent`. Unavailable if the machine lacks
+// the memory (the row is then skipped, not failed).
+absl::Status EnsureParent(const ParentSize& parent) {
+  if (current_parent == &parent) return absl::OkStatus();
+  CurrentBallast() = Ballast();  // give the old ballast back first
+  current_parent = &kParents[0];
+  if (parent.bytes == 0) {
+    current_parent = &parent;
+    return absl::OkStatus();
+  }
+  const int64_t available = MemAvailableBytes();
+  const int64_t needed = static_cast<int64_t>(parent.bytes) + static_cast<int64_t>(kGiB / 2);
+  if (parent.touch && available >= 0 && available < needed) {
+    return absl::UnavailableError(absl::StrCat("parent ", parent.name, " needs ", needed >> 20,
+                                               " MiB free; MemAvailable is ", available >> 20,
+                                               " MiB"));
+  }
+  std::cerr << "parent: " << parent.name << " (" << (parent.bytes >> 20) << " MiB"
+            << (parent.touch ? ", touching every page" : ", untouched") << ")" << std::endl;
+  absl::StatusOr<Ballast> b = Ballast::Create(parent.bytes, parent.touch);
+  if (!b.ok()) return b.status();
+  CurrentBallast() = *std::move(b);
+  current_parent = &parent;
+  return absl::OkStatus();
+}
+
+struct SpawnTimes {
+  int64_t to_start_ns;  // spawn call to the child's first clock reading
+  int64_t to_exit_ns;   // spawn call to the child reaped
+};
+
+// One measured spawn. `clock_fd` is the non-blocking read end of the pipe the
+// child writes its clock reading into.
+absl::StatusOr<SpawnTimes> SpawnOnce(SpawnMethod method, const ExecSpec& spec, int clock_fd) {
+  const int64_t t0 = MonotonicNanos();
+  absl::StatusOr<Child> child = Spawn(method, spec);
+  if (!child.ok()) return child.status();
+  absl::StatusOr<ExitStatus> status = child->Wait();
+  const int64_t t1 = MonotonicNanos();
+  if (!status.ok()) return status.status();
+  if (!status->success()) {
+    return absl::InternalError(absl::StrCat(spec.path(), " ended with ", status->ToString()));
+  }
+  int64_t child_clock;
+  if (read(clock_fd, &child_clock, sizeof(child_clock)) != sizeof(child_clock)) {
+    return absl::DataLossError(absl::StrCat(spec.path(), " wrote no clock reading"));
+  }
+  return SpawnTimes{child_clock - t0, t1 - t0};
+}
+
+void BM_Spawn(benchmark::State& state, SpawnMethod method, std::string child_path,
+              const ParentSize* parent, bool until_start) {
+  if (method == SpawnMethod::kClone3 || method == SpawnMethod::kClone3Cow) {
+    if (absl::Status s = ProbeClonePidfd(); !s.ok()) return SkipRow(state, s);
+  }
+  if (absl::Status s = EnsureParent(*parent); !s.ok()) {
+    return absl::IsUnavailable(s) ? SkipRow(state, s) : FailRow(state, s);
+  }
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+    return FailRow(state, absl::ErrnoToStatus(errno, "pipe2"));
+  }
+  UniqueFd read_end(fds[0]);
+  UniqueFd write_end(fds[1]);
+  // The child inherits a copy of the write end without O_CLOEXEC.
+  UniqueFd inherited(fcntl(write_end.get(), F_DUPFD, 3));
+  if (!inherited.valid()) return FailRow(state, absl::ErrnoToStatus(errno, "F_DUPFD"));
+  ExecSpec spec(child_path, {child_path, absl::StrCat(inherited.get())});
+
+  absl::StatusOr<SpawnTimes> warm = SpawnOnce(method, spec, read_end.get());
+  if (!warm.ok()) return FailRow(state, warm.status());
+  for (auto _ : state) {
+    absl::StatusOr<SpawnTimes> t = SpawnOnce(method, spec, read_end.get());
+    if (!t.ok()) {
+      FailRow(state, t.status());
+      break;
+    }
+    state.SetIterationTime(static_cast<double>(until_start ? t->to_start_ns : t->to_exit_ns) *
+                           1e-9);
+  }
+}
+
+// The harness's own cost inside a measured interval: the two clock reads.
+void BM_HarnessEmpty(benchmark::State& state) {
+  for (auto _ : state) {
+    const int64_t t0 = MonotonicNanos();
+    const int64_t t1 = MonotonicNanos();
+    state.SetIterationTime(static_cast<double>(t1 - t0) * 1e-9);
+  }
+}
+
+void Register(const BenchOptions& options) {
+  Configure(benchmark::RegisterBenchmark("harness/op:empty", BM_HarnessEmpty), options)
+      ->Unit(benchmark::kNanosecond);
+  std::vector<std::string> paths;
+  for (const ChildKind& c : kChildren) {
+    std::string path = absl::GetFlag(*c.flag);
+    if (path.empty()) {
+      absl::StatusOr<std::string> found = Runfile(c.runfile);
+      if (!found.ok()) {
+        std::cerr << "error: " << found.status() << " (give --" << c.name << "_child=PATH)\n";
+        std::exit(2);
+      }
+      path = *found;
+    }
+    paths.push_back(path);
+  }
+  for (const ParentSize& parent : kParents) {
+    for (SpawnMethod method : AllSpawnMethods()) {
+      for (size_t c = 0; c < std::size(kChildren); ++c) {
+        for (bool until_start : {true, false}) {
+          std::string name =
+              absl::StrCat("spawn/method:", SpawnMethodName(method), "/child:", kChildren[c].name,
+                           "/parent:", parent.name, "/until:", until_start ? "start" : "exit");
+          Configure(benchmark::RegisterBenchmark(name.c_str(), BM_Spawn, method, paths[c],
+                                                 &parent, until_start),
+                    options);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace spawnlab
+
+int main(int argc, char** argv) {
+  return spawnlab::BenchMain(argc, argv, "clone3", spawnlab::Register);
+}
