@@ -1,0 +1,16 @@
+#!/bin/sh
+# crosscheck_smoke_test.sh: crosscheck --quick writes every row it promises.
+#   crosscheck_smoke_test.sh CROSSCHECK MINIMAL_CHILD
+set -eu
+out="$TEST_TMPDIR/crosscheck.json"
+timeout 120 "$1" --quick --minimal_child="$2" --out="$out"
+for way_op in lat_proc/op:fork-exit lat_proc/op:fork-exec lat_proc/op:vfork-exec \
+    lat_proc/op:posix_spawn-exec spawnbench/op:fork-exec spawnbench/op:vfork-exec \
+    spawnbench/op:posix_spawn-exec; do
+  for parent in small 1g-touched; do
+    row="crosscheck/way:$way_op/parent:$parent"
+    grep -q "\"run_name\": \"$row\"" "$out" || { echo "missing row $row" >&2; exit 1; }
+  done
+done
+if "$1" --bogus 2>/dev/null; then echo "a bad flag was accepted" >&2; exit 1; fi
+echo "crosscheck smoke test: ok"
