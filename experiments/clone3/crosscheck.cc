@@ -2,7 +2,8 @@
 //
 //   bazel run //experiments/clone3:crosscheck [-- --quick]
 //
-// Shares nothing with lib/spawn or Google Benchmark's loop: raw calls, timed
+// Shares no measured code with lib/spawn or Google Benchmark's loop (only the
+// environment record for its JSON context): raw calls, timed
 // the lmbench lat_proc way (one clock reading around N back-to-back
 // operations, divided by N) and the spawnbench way (the child's own clock
 // reading at its first instruction, through a pipe). Each measurement is
@@ -12,8 +13,8 @@
 // beside the bench's.
 //
 // Rows: crosscheck/way:W/op:O/parent:P with W lat_proc or spawnbench,
-// O fork-exit (lat_proc's "fork"), fork-exec, vfork-exec, posix_spawn-exec,
-// all exec'ing the minimal child.
+// O fork-exit (lat_proc's "fork"), vfork-exit, and fork-exec, vfork-exec,
+// posix_spawn-exec, which exec the minimal child.
 
 #include <fcntl.h>
 #include <sched.h>
@@ -35,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/environment.h"
 #include "nlohmann/json.hpp"
 
 extern char** environ;
@@ -68,6 +70,13 @@ using Op = std::function<void()>;
 void ForkExit() {
   pid_t pid = fork();
   if (pid < 0) Die("fork");
+  if (pid == 0) _exit(0);
+  Reap(pid);
+}
+
+void VforkExit() {
+  pid_t pid = vfork();
+  if (pid < 0) Die("vfork");
   if (pid == 0) _exit(0);
   Reap(pid);
 }
@@ -227,6 +236,7 @@ int main(int argc, char** argv) {
     const std::string p = std::string("/parent:") + parent;
     child_argv[1] = const_cast<char*>("-");
     add("crosscheck/way:lat_proc/op:fork-exit" + p, LatProc(ForkExit, n));
+    add("crosscheck/way:lat_proc/op:vfork-exit" + p, LatProc(VforkExit, n));
     add("crosscheck/way:lat_proc/op:fork-exec" + p, LatProc(ForkExec, n));
     add("crosscheck/way:lat_proc/op:vfork-exec" + p, LatProc(VforkExec, n));
     add("crosscheck/way:lat_proc/op:posix_spawn-exec" + p, LatProc(PosixSpawnExec, n));
@@ -239,14 +249,13 @@ int main(int argc, char** argv) {
   }
   if (ballast != nullptr) munmap(ballast, gib);
 
-  nlohmann::json doc = {
-      {"context",
-       {{"kernel.release", u.release},
-        {"kernel.version", u.version},
-        {"spawnlab.experiment", "crosscheck"},
-        {"spawnlab.quick", quick ? "true" : "false"},
-        {"spawnlab.way", "independent of lib/ and Google Benchmark: lat_proc and spawnbench loops"}}},
-      {"benchmarks", rows}};
+  // The same environment record as every bench (it only reads /proc and /sys).
+  nlohmann::json context = nlohmann::json::object();
+  for (const auto& [key, value] : spawnlab::CollectEnvironment()) context[key] = value;
+  context["spawnlab.experiment"] = "crosscheck";
+  context["spawnlab.quick"] = quick ? "true" : "false";
+  context["spawnlab.way"] = "independent of lib/spawn and Google Benchmark: lat_proc and spawnbench loops";
+  nlohmann::json doc = {{"context", context}, {"benchmarks", rows}};
   std::ofstream f(out);
   f << doc.dump(2) << "\n";
   if (!f) {

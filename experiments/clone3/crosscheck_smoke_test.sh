@@ -4,7 +4,7 @@
 set -eu
 out="$TEST_TMPDIR/crosscheck.json"
 timeout 120 "$1" --quick --minimal_child="$2" --out="$out"
-for way_op in lat_proc/op:fork-exit lat_proc/op:fork-exec lat_proc/op:vfork-exec \
+for way_op in lat_proc/op:fork-exit lat_proc/op:vfork-exit lat_proc/op:fork-exec lat_proc/op:vfork-exec \
     lat_proc/op:posix_spawn-exec spawnbench/op:fork-exec spawnbench/op:vfork-exec \
     spawnbench/op:posix_spawn-exec; do
   for parent in small 1g-touched; do

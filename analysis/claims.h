@@ -1,0 +1,80 @@
+// claims.h: the ledger that puts published claims to the test.
+//
+// The claims live in analysis/claims.json, one entry per claim (or per part of
+// a claim that needs its own test), each with the rule that computes its
+// verdict from benchmark rows chosen by regular expressions (re2, full match)
+// over the canonical `family/dim:value` names:
+//
+//   ratio      median(numerator) / median(denominator) against the claimed ratio:
+//              reproduced within `tolerance` (relative), direction-only outside
+//              it, contradicted if the direction is opposite or the U test finds
+//              no significant difference where one was claimed.
+//   absolute   a claimed time range against the floor measured here (the least
+//              min of the matching rows): implausible when the claim is more
+//              than `implausible_factor` below the floor, reproduced within
+//              `factor` of the range, contradicted otherwise.
+//   shape      one ratio that should stay flat (at most `max_ratio`) and one that
+//              should grow (at least `min_ratio`): reproduced if both hold.
+//   pending    no experiment tests it yet (or it is checked by a functional
+//              test, not a results file), with why.
+//   reading    a verdict by reading, not by measurement (not-testable-here,
+//              not-applicable, inconsistent, or a documented fact), with why.
+//
+// A claim whose experiment has no results is `pending`; one whose rows were
+// skipped is `skipped` with the reason. Nothing else is ever assigned.
+//
+// Example:
+//
+//   absl::StatusOr<std::vector<analysis::Claim>> claims =
+//       analysis::LoadClaims("analysis/claims.json");
+//   for (const analysis::Claim& c : *claims) {
+//     for (const analysis::Verdict& v : analysis::Evaluate(c, results)) ...
+//   }
+
+#ifndef SPAWNLAB_ANALYSIS_CLAIMS_H_
+#define SPAWNLAB_ANALYSIS_CLAIMS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analysis/results.h"
+#include "nlohmann/json.hpp"
+
+namespace analysis {
+
+struct Claim {
+  std::string id;          // "P-3"
+  std::string part;        // "" or what this entry tests of the claim
+  std::string source;      // where it was published
+  std::string claim;       // the figures claimed
+  std::string conditions;  // the conditions stated
+  std::string experiment;  // the experiment whose results test it ("" for reading)
+  nlohmann::json rule;     // see the top of this file
+};
+
+struct Verdict {
+  std::string word;      // reproduced, direction-only, contradicted, implausible, ...
+  std::string measured;  // what was measured here, in a few words
+  std::string reason;    // one line
+  std::string kernel;    // the results it was computed from ("" if none)
+};
+
+// The verdict words of shared/claims.md, plus `pending`.
+const std::vector<std::string>& VerdictWords();
+
+// Parses and checks the claims file: every field present, every rule of a
+// known kind with the fields it needs, every regular expression valid.
+absl::StatusOr<std::vector<Claim>> ParseClaims(absl::string_view text, absl::string_view path);
+absl::StatusOr<std::vector<Claim>> LoadClaims(const std::string& path);
+
+// One verdict per results file of the claim's experiment (one per kernel or
+// host); a single `pending` verdict if there is none.
+std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>& results);
+
+// "1.23 ms", "456 µs", "78.9 ns".
+std::string FormatNanos(double ns);
+
+}  // namespace analysis
+
+#endif  // SPAWNLAB_ANALYSIS_CLAIMS_H_

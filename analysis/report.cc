@@ -1,0 +1,419 @@
+// report.cc: see report.h.
+
+#include "analysis/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <tuple>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "analysis/stats.h"
+
+namespace analysis {
+namespace {
+
+// Markdown table cells: no pipes or newlines.
+std::string Cell(absl::string_view s) {
+  return absl::StrReplaceAll(s, {{"|", "\\|"}, {"\n", " "}});
+}
+
+std::string Relative(const std::string& path, const std::string& root) {
+  if (root.empty()) return path;
+  std::string parent = root.substr(0, root.rfind('/') + 1);
+  return absl::StartsWith(path, parent) ? path.substr(parent.size()) : path;
+}
+
+std::string ShortRevision(const ResultsFile& f) {
+  auto it = f.context.find("git.revision");
+  if (it == f.context.end()) return "unknown";
+  return it->second.substr(0, 12);
+}
+
+std::string Ctx(const ResultsFile& f, const char* key) {
+  auto it = f.context.find(key);
+  return it == f.context.end() ? "—" : it->second;
+}
+
+bool Quick(const ResultsFile& f) { return Ctx(f, "spawnlab.quick") == "true"; }
+
+std::string Percent(double x) { return std::isnan(x) ? "n/a" : absl::StrFormat("%.1f%%", x * 100); }
+
+// Files ordered by experiment, kernel, host, path: the order of every listing.
+std::vector<const ResultsFile*> Sorted(const ResultsSet& set) {
+  std::vector<const ResultsFile*> files;
+  for (const ResultsFile& f : set.files) files.push_back(&f);
+  std::sort(files.begin(), files.end(), [](const ResultsFile* a, const ResultsFile* b) {
+    return std::make_tuple(a->experiment(), a->kernel(), a->host(), a->path) <
+           std::make_tuple(b->experiment(), b->kernel(), b->host(), b->path);
+  });
+  return files;
+}
+
+// ---- Charts ---------------------------------------------------------------
+
+// A Mermaid bar chart of medians: one bar per value of `x_dim`, for rows of
+// `family` with the `fixed` dimensions; one chart per value of `split_dim`
+// (or a single chart if it is empty).
+struct ChartSpec {
+  std::string experiment;
+  std::string family;
+  std::string x_dim;
+  std::string split_dim;
+  std::map<std::string, std::string> fixed;
+  std::string what;  // the title, after the split value
+};
+
+const std::vector<ChartSpec>& Charts() {
+  static const std::vector<ChartSpec>* const charts = new std::vector<ChartSpec>{
+      {"clone3", "spawn", "parent", "method", {{"child", "minimal"}, {"until", "exit"}},
+       "spawn to reaped by parent size, minimal child (median, us)"},
+      {"clone3", "spawn", "method", "", {{"child", "minimal"}, {"parent", "small"}, {"until", "start"}},
+       "spawn to the child's first instruction, small parent, minimal child (median, us)"},
+      {"clone3", "spawn", "method", "", {{"child", "dynamic"}, {"parent", "small"}, {"until", "exit"}},
+       "spawn to reaped, small parent, dynamic child (median, us)"},
+  };
+  return *charts;
+}
+
+std::string Charts(const ResultsFile& f) {
+  std::string out;
+  for (const ChartSpec& spec : Charts()) {
+    if (spec.experiment != f.experiment()) continue;
+    // split value -> [(x value, median)] in file order.
+    std::vector<std::string> splits;
+    std::map<std::string, std::vector<std::pair<std::string, double>>> bars;
+    for (const Series& s : f.series) {
+      if (s.parsed.family != spec.family || !s.measured()) continue;
+      bool keep = s.parsed.dims.count(spec.x_dim) > 0;
+      for (const auto& [dim, value] : spec.fixed) {
+        auto it = s.parsed.dims.find(dim);
+        keep = keep && it != s.parsed.dims.end() && it->second == value;
+      }
+      if (!keep) continue;
+      std::string split = spec.split_dim.empty() ? "" : s.parsed.dims.count(spec.split_dim)
+                                                            ? s.parsed.dims.at(spec.split_dim)
+                                                            : "";
+      if (!bars.count(split)) splits.push_back(split);
+      bars[split].push_back({s.parsed.dims.at(spec.x_dim), s.Median() / 1e3});
+    }
+    for (const std::string& split : splits) {
+      std::vector<std::string> xs, ys;
+      for (const auto& [x, y] : bars[split]) {
+        xs.push_back(absl::StrCat("\"", x, "\""));
+        ys.push_back(absl::StrFormat("%.1f", y));
+      }
+      absl::StrAppend(&out, "```mermaid\nxychart-beta\n    title \"",
+                      split.empty() ? "" : absl::StrCat(split, ": "), spec.what, "\"\n",
+                      "    x-axis [", absl::StrJoin(xs, ", "), "]\n", "    y-axis \"us\"\n",
+                      "    bar [", absl::StrJoin(ys, ", "), "]\n```\n\n");
+    }
+  }
+  return out;
+}
+
+// ---- The clone3 cross-check ----------------------------------------------
+
+struct CrossRatio {
+  std::string what;
+  std::string bench_num, bench_den;        // clone3 rows
+  std::string cross_num, cross_den;        // crosscheck rows
+};
+
+std::string CrossCheck(const ResultsFile& bench, const std::vector<const ResultsFile*>& all) {
+  const ResultsFile* cross = nullptr;
+  for (const ResultsFile* f : all) {
+    if (f->experiment() == "crosscheck" && f->kernel() == bench.kernel() &&
+        f->host() == bench.host() && Quick(*f) == Quick(bench)) {
+      cross = f;
+    }
+  }
+  const std::string b = "spawn/method:";
+  const std::vector<CrossRatio> ratios = {
+      {"fork / vfork, to reaped (lat_proc)", b + "fork/child:minimal/parent:small/until:exit",
+       b + "vfork/child:minimal/parent:small/until:exit",
+       "crosscheck/way:lat_proc/op:fork-exec/parent:small",
+       "crosscheck/way:lat_proc/op:vfork-exec/parent:small"},
+      {"posix_spawn / vfork, to reaped (lat_proc)",
+       b + "posix_spawn/child:minimal/parent:small/until:exit",
+       b + "vfork/child:minimal/parent:small/until:exit",
+       "crosscheck/way:lat_proc/op:posix_spawn-exec/parent:small",
+       "crosscheck/way:lat_proc/op:vfork-exec/parent:small"},
+      {"fork +1 GiB touched / fork small, to reaped (lat_proc)",
+       b + "fork/child:minimal/parent:1g-touched/until:exit",
+       b + "fork/child:minimal/parent:small/until:exit",
+       "crosscheck/way:lat_proc/op:fork-exec/parent:1g-touched",
+       "crosscheck/way:lat_proc/op:fork-exec/parent:small"},
+      {"fork / vfork, to first instruction (spawnbench)",
+       b + "fork/child:minimal/parent:small/until:start",
+       b + "vfork/child:minimal/parent:small/until:start",
+       "crosscheck/way:spawnbench/op:fork-exec/parent:small",
+       "crosscheck/way:spawnbench/op:vfork-exec/parent:small"},
+      {"posix_spawn / vfork, to first instruction (spawnbench)",
+       b + "posix_spawn/child:minimal/parent:small/until:start",
+       b + "vfork/child:minimal/parent:small/until:start",
+       "crosscheck/way:spawnbench/op:posix_spawn-exec/parent:small",
+       "crosscheck/way:spawnbench/op:vfork-exec/parent:small"},
+      {"fork +1 GiB touched / fork small, to first instruction (spawnbench)",
+       b + "fork/child:minimal/parent:1g-touched/until:start",
+       b + "fork/child:minimal/parent:small/until:start",
+       "crosscheck/way:spawnbench/op:fork-exec/parent:1g-touched",
+       "crosscheck/way:spawnbench/op:fork-exec/parent:small"},
+  };
+  std::string out = "### Cross-check against lat_proc and spawnbench loops\n\n";
+  if (cross == nullptr) {
+    absl::StrAppend(&out, "No crosscheck results for this kernel and host: run ",
+                    "`bazel run //experiments/clone3:crosscheck` right after the bench.\n\n");
+    return out;
+  }
+  absl::StrAppend(&out, "The same ratios from `", cross->path.substr(cross->path.rfind('/') + 1),
+                  "` (independent loops, see `experiments/clone3/crosscheck.cc`), run on the same ",
+                  "machine. They agree when within ±25%.\n\n",
+                  "| ratio | bench | crosscheck | bench / crosscheck | agree (±25%) |\n",
+                  "|---|---:|---:|---:|---|\n");
+  for (const CrossRatio& r : ratios) {
+    const Series* bn = bench.Find(r.bench_num);
+    const Series* bd = bench.Find(r.bench_den);
+    const Series* cn = cross->Find(r.cross_num);
+    const Series* cd = cross->Find(r.cross_den);
+    if (!bn || !bd || !cn || !cd || !bn->measured() || !bd->measured()) {
+      absl::StrAppend(&out, "| ", r.what, " | rows missing | | | |\n");
+      continue;
+    }
+    const double rb = bn->Median() / bd->Median(), rc = cn->Median() / cd->Median();
+    const double q = rb / rc;
+    absl::StrAppend(&out, "| ", r.what, absl::StrFormat(" | %.2fx | %.2fx | %.2f | ", rb, rc, q),
+                    std::fabs(q - 1) <= 0.25 ? "yes" : "**no**", " |\n");
+  }
+  absl::StrAppend(&out, "\n");
+  return out;
+}
+
+std::string HarnessOverhead(const ResultsFile& f) {
+  const Series* empty = f.Find("harness/op:empty");
+  if (empty == nullptr || !empty->measured()) return "";
+  const Series* fastest = nullptr;
+  for (const Series& s : f.series) {
+    if (s.parsed.family == "spawn" && s.measured() &&
+        (fastest == nullptr || s.Median() < fastest->Median())) {
+      fastest = &s;
+    }
+  }
+  if (fastest == nullptr) return "";
+  return absl::StrCat("**Harness overhead.** The clock reads that bracket every measurement cost ",
+                      FormatNanos(empty->Median()), " (median of `harness/op:empty`): ",
+                      absl::StrFormat("%.3f%%", empty->Median() / fastest->Median() * 100),
+                      " of the fastest spawn row (`", fastest->name, "`, ",
+                      FormatNanos(fastest->Median()), ").\n\n");
+}
+
+// ---- Per-experiment report ------------------------------------------------
+
+std::string RowsTable(const ResultsFile& f) {
+  std::string out =
+      "| row | median | min | stddev | cv | n |\n|---|---:|---:|---:|---:|---:|\n";
+  for (const Series& s : f.series) {
+    if (!s.measured()) continue;
+    const double med = s.Median(), sd = s.Stddev(), mean = s.Mean();
+    absl::StrAppend(&out, "| `", s.name, "` | ", FormatNanos(med), " | ", FormatNanos(s.Min()),
+                    " | ", FormatNanos(sd), " | ", Percent(sd / mean), " | ", s.Repetitions(),
+                    " |\n");
+  }
+  std::string skipped;
+  for (const Series& s : f.series) {
+    if (!s.skipped.empty()) {
+      absl::StrAppend(&skipped, "| `", s.name, "` | skipped | ", Cell(s.skipped), " |\n");
+    } else if (!s.error.empty()) {
+      absl::StrAppend(&skipped, "| `", s.name, "` | **failed** | ", Cell(s.error), " |\n");
+    }
+  }
+  if (!skipped.empty()) {
+    absl::StrAppend(&out, "\nRows that did not run:\n\n| row | | why |\n|---|---|---|\n", skipped);
+  }
+  return out;
+}
+
+std::string Environment(const ResultsFile& f) {
+  std::string out = "<details><summary>Environment (the results' context block)</summary>\n\n"
+                    "| key | value |\n|---|---|\n";
+  for (const auto& [key, value] : f.context) {
+    if (key == "caches" || key == "load_avg" || key == "executable") continue;
+    absl::StrAppend(&out, "| `", key, "` | ", Cell(value), " |\n");
+  }
+  absl::StrAppend(&out, "\n</details>\n\n");
+  return out;
+}
+
+std::string AcrossKernels(const std::vector<const ResultsFile*>& files) {
+  if (files.size() < 2) return "";
+  std::string out = "## Across kernels and hosts\n\nMedians; each column is one results file.\n\n| row |";
+  std::string rule = "|---|";
+  for (const ResultsFile* f : files) {
+    absl::StrAppend(&out, " ", f->kernel(), " on ", f->host(), Quick(*f) ? " (quick)" : "", " |");
+    absl::StrAppend(&rule, "---:|");
+  }
+  absl::StrAppend(&out, "\n", rule, "\n");
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  for (const ResultsFile* f : files) {
+    for (const Series& s : f->series) {
+      if (seen.insert(s.name).second) names.push_back(s.name);
+    }
+  }
+  for (const std::string& name : names) {
+    absl::StrAppend(&out, "| `", name, "` |");
+    for (const ResultsFile* f : files) {
+      const Series* s = f->Find(name);
+      absl::StrAppend(&out, " ",
+                      s == nullptr ? "—" : s->measured() ? FormatNanos(s->Median()) : "skipped",
+                      " |");
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  return absl::StrCat(out, "\n");
+}
+
+std::string ExperimentReport(const std::string& experiment,
+                             const std::vector<const ResultsFile*>& files,
+                             const std::vector<const ResultsFile*>& all, const std::string& root) {
+  std::string out = absl::StrCat(kGeneratedMarker, "\n\n# ", experiment, "\n\n");
+  if (experiment != "crosscheck") {
+    absl::StrAppend(&out, "The question, the hypothesis and how to run it: [experiments/",
+                    experiment, "/README.md](../experiments/", experiment, "/README.md).\n\n");
+  }
+  absl::StrAppend(&out, "Times are per operation. *median*, *min*, *stddev* and *cv* are over the ",
+                  "*n* repetitions of each row; compare rows within one run.\n\n");
+  for (const ResultsFile* f : files) {
+    absl::StrAppend(&out, "## ", f->kernel(), " on ", f->host(), Quick(*f) ? " (quick run)" : "",
+                    "\n\n", "From `", Relative(f->path, root), "`, git ", ShortRevision(*f),
+                    ", ", Ctx(*f, "cpu.model"), ", ", Ctx(*f, "virtualization"), ".\n\n");
+    if (Quick(*f)) {
+      absl::StrAppend(&out, "This is a `--quick` smoke run: too few repetitions to conclude ",
+                      "anything.\n\n");
+    }
+    absl::StrAppend(&out, HarnessOverhead(*f), Charts(*f));
+    if (experiment == "clone3") absl::StrAppend(&out, CrossCheck(*f, all));
+    absl::StrAppend(&out, RowsTable(*f), "\n", Environment(*f));
+  }
+  absl::StrAppend(&out, AcrossKernels(files));
+  return out;
+}
+
+// ---- Index and ledger -----------------------------------------------------
+
+std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet& set,
+                  const std::map<std::string, int>& verdict_counts, const std::string& root) {
+  std::string out = absl::StrCat(
+      kGeneratedMarker, "\n\n# spawnlab reports\n\n",
+      "Generated from the results files under `results/`. The claims ledger is in ",
+      "[claims.md](claims.md).\n\n## Machines and kernels\n\n",
+      "| kernel | host | CPU | CPUs | virtualization | THP | ASLR | glibc | compiler | git |\n",
+      "|---|---|---|---:|---|---|---|---|---|---|\n");
+  std::set<std::string> machines;
+  for (const ResultsFile* f : files) {
+    std::string row = absl::StrCat(
+        "| ", f->kernel(), " | ", f->host(), " | ", Cell(Ctx(*f, "cpu.model")), " | ",
+        Ctx(*f, "cpu.online"), " | ", Cell(Ctx(*f, "virtualization")), " | ",
+        Ctx(*f, "thp.enabled"), " | ", Ctx(*f, "aslr"), " | ", Ctx(*f, "glibc"), " | ",
+        Cell(Ctx(*f, "compiler")), " | ", ShortRevision(*f), " |\n");
+    if (Ctx(*f, "cpu.model") != "—" && machines.insert(row).second) absl::StrAppend(&out, row);
+  }
+  absl::StrAppend(&out, "\n## Experiments\n\n",
+                  "| experiment | kernel | host | run | rows | measured | skipped | failed | report |\n",
+                  "|---|---|---|---|---:|---:|---:|---:|---|\n");
+  std::string skipped;
+  for (const ResultsFile* f : files) {
+    int measured = 0, skip = 0, failed = 0;
+    for (const Series& s : f->series) {
+      if (s.measured()) ++measured;
+      if (!s.skipped.empty()) {
+        ++skip;
+        absl::StrAppend(&skipped, "| ", f->experiment(), " | ", f->kernel(), " | `", s.name,
+                        "` | ", Cell(s.skipped), " |\n");
+      }
+      if (!s.error.empty()) ++failed;
+    }
+    absl::StrAppend(&out, "| ", f->experiment(), " | ", f->kernel(), " | ", f->host(), " | ",
+                    Quick(*f) ? "quick" : "full", " | ", f->series.size(), " | ", measured,
+                    " | ", skip, " | ", failed, " | [", f->experiment(), ".md](", f->experiment(),
+                    ".md) |\n");
+  }
+  absl::StrAppend(&out, "\n## Skipped rows\n\n");
+  if (skipped.empty()) {
+    absl::StrAppend(&out, "None: every row ran on every kernel here.\n");
+  } else {
+    absl::StrAppend(&out, "| experiment | kernel | row | why |\n|---|---|---|---|\n", skipped);
+  }
+  if (!set.errors.empty()) {
+    absl::StrAppend(&out, "\n## Files that could not be read\n\n");
+    for (const absl::Status& e : set.errors) {
+      absl::StrAppend(&out, "- ", Cell(Relative(std::string(e.message()), root)), "\n");
+    }
+  }
+  absl::StrAppend(&out, "\n## Claims\n\n| verdict | claims |\n|---|---:|\n");
+  for (const std::string& word : VerdictWords()) {
+    auto it = verdict_counts.find(word);
+    if (it != verdict_counts.end()) absl::StrAppend(&out, "| ", word, " | ", it->second, " |\n");
+  }
+  return out;
+}
+
+std::string Ledger(const std::vector<Claim>& claims, const std::vector<ResultsFile>& files,
+                   std::map<std::string, int>* counts) {
+  std::string table;
+  for (const Claim& c : claims) {
+    for (const Verdict& v : Evaluate(c, files)) {
+      ++(*counts)[v.word];
+      absl::StrAppend(&table, "| ", c.id, c.part.empty() ? "" : absl::StrCat(" (", c.part, ")"),
+                      " | ", Cell(c.source), " | ", Cell(c.claim), " | ", Cell(c.conditions),
+                      " | ", Cell(v.measured),
+                      v.kernel.empty() ? "" : absl::StrCat(" — ", v.kernel), " | **", v.word,
+                      "** | ", Cell(v.reason), " |\n");
+    }
+  }
+  std::string out = absl::StrCat(
+      kGeneratedMarker, "\n\n# The claims ledger\n\n",
+      "Each published claim (`shared/claims.md`; rules in `analysis/claims.json`) against what ",
+      "was measured here. Verdicts are computed from the results by the rule each claim names; ",
+      "`pending` means the experiment that tests it has no full-run results yet, and a verdict ",
+      "marked *by reading* was not measured.\n\n| verdict | count |\n|---|---:|\n");
+  for (const std::string& word : VerdictWords()) {
+    auto it = counts->find(word);
+    if (it != counts->end()) absl::StrAppend(&out, "| ", word, " | ", it->second, " |\n");
+  }
+  absl::StrAppend(&out, "\n| id | source | claimed | conditions | measured here | verdict | why |\n",
+                  "|---|---|---|---|---|---|---|\n", table);
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> BuildReports(const ResultsSet& results,
+                                                const std::vector<Claim>& claims,
+                                                const std::string& results_root) {
+  std::map<std::string, std::string> out;
+  const std::vector<const ResultsFile*> files = Sorted(results);
+  std::map<std::string, int> counts;
+  out["claims.md"] = Ledger(claims, results.files, &counts);
+  out["README.md"] = Index(files, results, counts, results_root);
+  std::map<std::string, std::vector<const ResultsFile*>> by_experiment;
+  for (const ResultsFile* f : files) {
+    // The name becomes a file name: keep it to [a-z0-9_-].
+    std::string name = f->experiment();
+    bool safe = !name.empty() && name.size() <= 64;
+    for (char ch : name) {
+      safe = safe && ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-');
+    }
+    by_experiment[safe && name != "README" && name != "claims" ? name : "unnamed"].push_back(f);
+  }
+  for (const auto& [experiment, group] : by_experiment) {
+    out[experiment + ".md"] = ExperimentReport(experiment, group, files, results_root);
+  }
+  return out;
+}
+
+}  // namespace analysis

@@ -1,0 +1,112 @@
+// report_main.cc: bazel run //analysis:report [-- --results=DIR --reports=DIR]
+//
+// Reads every results file under results/ and writes reports/ (see report.h).
+// A file that cannot be read is named with what is wrong, listed in the index,
+// and makes the exit code 1; the other files are still reported. Generated
+// files that no longer have results are removed; other files are left alone.
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "analysis/claims.h"
+#include "analysis/report.h"
+#include "analysis/results.h"
+#include "lib/runfiles.h"
+
+ABSL_FLAG(std::string, results, "", "Results folder (default: <workspace>/results).");
+ABSL_FLAG(std::string, reports, "", "Reports folder (default: <workspace>/reports).");
+ABSL_FLAG(std::string, claims, "", "Claims file (default: analysis/claims.json from runfiles).");
+
+namespace {
+
+std::string InWorkspace(const char* name) {
+  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  return absl::StrCat(ws != nullptr ? ws : ".", "/", name);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("Turns results/ into the markdown reports of reports/.");
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  if (rest.size() > 1) {
+    std::cerr << "error: unexpected argument '" << rest[1] << "'\n";
+    return 2;
+  }
+  std::string results_dir = absl::GetFlag(FLAGS_results);
+  std::string reports_dir = absl::GetFlag(FLAGS_reports);
+  std::string claims_path = absl::GetFlag(FLAGS_claims);
+  if (results_dir.empty()) results_dir = InWorkspace("results");
+  if (reports_dir.empty()) reports_dir = InWorkspace("reports");
+  if (claims_path.empty()) {
+    absl::StatusOr<std::string> found = spawnlab::Runfile("analysis/claims.json");
+    if (!found.ok()) {
+      std::cerr << "error: " << found.status() << " (give --claims=PATH)\n";
+      return 2;
+    }
+    claims_path = *found;
+  }
+  struct stat st;
+  if (stat(results_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    std::cerr << "error: " << results_dir << " is not a folder (give --results=DIR)\n";
+    return 2;
+  }
+  absl::StatusOr<std::vector<analysis::Claim>> claims = analysis::LoadClaims(claims_path);
+  if (!claims.ok()) {
+    std::cerr << "error: " << claims.status().message() << "\n";
+    return 2;
+  }
+  analysis::ResultsSet set = analysis::LoadResultsDir(results_dir);
+  for (const absl::Status& e : set.errors) std::cerr << "error: " << e.message() << "\n";
+
+  if (mkdir(reports_dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    std::cerr << "error: cannot create " << reports_dir << ": " << strerror(errno) << "\n";
+    return 2;
+  }
+  std::map<std::string, std::string> files = analysis::BuildReports(set, *claims, results_dir);
+  // Remove generated reports that are no longer produced.
+  if (DIR* d = opendir(reports_dir.c_str())) {
+    while (struct dirent* e = readdir(d)) {
+      std::string name = e->d_name;
+      if (!absl::EndsWith(name, ".md") || files.count(name)) continue;
+      std::string path = absl::StrCat(reports_dir, "/", name);
+      if (absl::StartsWith(ReadFile(path), analysis::kGeneratedMarker)) unlink(path.c_str());
+    }
+    closedir(d);
+  }
+  int written = 0;
+  for (const auto& [name, text] : files) {
+    std::string path = absl::StrCat(reports_dir, "/", name);
+    if (ReadFile(path) == text) continue;  // unchanged: leave the file as it is
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) {
+      std::cerr << "error: cannot write " << path << "\n";
+      return 2;
+    }
+    ++written;
+  }
+  std::cerr << "reports: " << files.size() << " files in " << reports_dir << " (" << written
+            << " changed) from " << set.files.size() << " results files";
+  if (!set.errors.empty()) std::cerr << "; " << set.errors.size() << " could not be read";
+  std::cerr << "\n";
+  return set.errors.empty() ? 0 : 1;
+}

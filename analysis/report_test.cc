@@ -1,0 +1,113 @@
+// report_test.cc: the report tool writes the index, one report per
+// experiment, and the ledger; running it twice changes nothing; a bad file is
+// named and makes the exit code 1 while the others are still reported; stale
+// generated files go and hand-written ones stay.
+
+#include "analysis/report.h"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/runfiles.h"
+#include "lib/spawn.h"
+
+namespace analysis {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Runfile(const std::string& rel) {
+  absl::StatusOr<std::string> p = spawnlab::Runfile(rel);
+  return p.ok() ? *p : rel;
+}
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs the report binary; returns its exit code.
+int RunReport(const std::string& results, const std::string& reports) {
+  const std::string bin = Runfile("analysis/report");
+  spawnlab::ExecSpec spec(bin, {bin, "--results=" + results, "--reports=" + reports,
+                                "--claims=" + Runfile("analysis/claims.json")});
+  absl::StatusOr<spawnlab::Child> child = spawnlab::Spawn(spawnlab::SpawnMethod::kPosixSpawn, spec);
+  if (!child.ok()) return -1;
+  absl::StatusOr<spawnlab::ExitStatus> s = child->WaitFor(absl::Seconds(60));
+  return s.ok() && s->exited() ? s->exit_code() : -1;
+}
+
+std::string Tmp(const std::string& name) {
+  return absl::StrCat(std::getenv("TEST_TMPDIR"), "/", name);
+}
+
+const std::string& Good() {
+  static const std::string* const dir = [] {
+    std::string f = Runfile("analysis/testdata/good/6.1.0-test/clone3.json");
+    return new std::string(f.substr(0, f.rfind("/6.1.0-test/")));
+  }();
+  return *dir;
+}
+
+TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
+  const std::string out = Tmp("reports1");
+  ASSERT_EQ(RunReport(Good(), out), 0);
+  const std::string index = Read(out + "/README.md");
+  const std::string clone3 = Read(out + "/clone3.md");
+  const std::string ledger = Read(out + "/claims.md");
+  EXPECT_THAT(index, HasSubstr("Test CPU"));
+  EXPECT_THAT(index, HasSubstr("| clone3 | 6.1.0-test |"));
+  EXPECT_THAT(index, HasSubstr("the kernel lacks it (ENOSYS)"));  // skipped rows and why
+  EXPECT_THAT(clone3, HasSubstr("```mermaid\nxychart-beta"));
+  EXPECT_THAT(clone3, HasSubstr("| `spawn/method:fork/child:minimal/parent:small/until:exit` |"));
+  EXPECT_THAT(clone3, HasSubstr("## Across kernels and hosts"));
+  EXPECT_THAT(clone3, HasSubstr("Cross-check against lat_proc"));
+  EXPECT_THAT(clone3, HasSubstr("Harness overhead"));
+  EXPECT_THAT(ledger, HasSubstr("| P-1 (the shape: flat vs growing) |"));
+  EXPECT_THAT(ledger, HasSubstr("**implausible**"));
+  EXPECT_THAT(ledger, HasSubstr("**pending**"));
+  // Twice: the same bytes.
+  ASSERT_EQ(RunReport(Good(), out), 0);
+  EXPECT_EQ(Read(out + "/README.md"), index);
+  EXPECT_EQ(Read(out + "/clone3.md"), clone3);
+  EXPECT_EQ(Read(out + "/claims.md"), ledger);
+}
+
+TEST(Report, BadFilesAreNamedAndTheRestStillReported) {
+  const std::string results = Tmp("mixed");
+  ASSERT_EQ(system(absl::StrCat("mkdir -p ", results, "/k && cp ", Good(),
+                                "/6.1.0-test/clone3.json ", results, "/k/ && echo '{\"bench' > ",
+                                results, "/k/broken.json")
+                       .c_str()),
+            0);
+  const std::string out = Tmp("reports2");
+  EXPECT_EQ(RunReport(results, out), 1);
+  EXPECT_THAT(Read(out + "/README.md"), HasSubstr("broken.json"));
+  EXPECT_THAT(Read(out + "/clone3.md"), HasSubstr("fork"));
+}
+
+TEST(Report, RemovesStaleGeneratedFilesOnly) {
+  const std::string out = Tmp("reports3");
+  ASSERT_EQ(mkdir(out.c_str(), 0755), 0);
+  std::ofstream(out + "/gone.md") << kGeneratedMarker << "\nold\n";
+  std::ofstream(out + "/notes.md") << "hand-written\n";
+  ASSERT_EQ(RunReport(Good(), out), 0);
+  struct stat st;
+  EXPECT_NE(stat((out + "/gone.md").c_str(), &st), 0);
+  EXPECT_EQ(stat((out + "/notes.md").c_str(), &st), 0);
+}
+
+TEST(Report, BadArgumentsAreErrors) {
+  EXPECT_EQ(RunReport("/nonexistent", Tmp("reports4")), 2);
+}
+
+}  // namespace
+}  // namespace analysis

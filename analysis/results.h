@@ -1,0 +1,75 @@
+// results.h: spawnlab's results files (Google Benchmark JSON), read and checked.
+//
+// A results file is what a bench wrote: a `context` block (the environment
+// record) and `benchmarks` rows. Rows of one benchmark are gathered into a
+// Series: its repetitions (iteration rows), the aggregates Google Benchmark
+// computed, or, for a row that could not run, the reason it was skipped or the
+// error it failed with. Times are in nanoseconds.
+//
+// Anything malformed (not JSON, truncated, another program's JSON, a row of
+// the wrong shape) is an InvalidArgument naming the file and what is wrong.
+//
+// Example:
+//
+//   absl::StatusOr<analysis::ResultsFile> f = analysis::LoadResultsFile(path);
+//   if (!f.ok()) { std::cerr << f.status() << "\n"; ... }
+//   for (const analysis::Series& s : f->series) { ... s.Median() ... }
+
+#ifndef SPAWNLAB_ANALYSIS_RESULTS_H_
+#define SPAWNLAB_ANALYSIS_RESULTS_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "lib/bench_name.h"
+
+namespace analysis {
+
+struct Series {
+  std::string name;  // canonical: family/dim:value/...
+  spawnlab::BenchName parsed;
+  std::vector<double> samples_ns;              // one per repetition
+  std::map<std::string, double> aggregate_ns;  // "median", "min", "mean", "stddev"
+  std::string skipped;                         // the reason, if skipped
+  std::string error;                           // the message, if it failed
+
+  bool measured() const { return skipped.empty() && error.empty(); }
+  // From the repetitions where there are any, else from the aggregates; NaN
+  // when neither has it.
+  double Median() const;
+  double Min() const;
+  double Mean() const;
+  double Stddev() const;
+  int Repetitions() const;
+};
+
+struct ResultsFile {
+  std::string path;
+  std::map<std::string, std::string> context;  // non-string values as JSON text
+  std::vector<Series> series;                  // in the order the file lists them
+
+  std::string experiment() const;  // context spawnlab.experiment, else the file's stem
+  std::string kernel() const;      // context kernel.release, else the folder name
+  std::string host() const;        // context host.name / host_name
+  const Series* Find(absl::string_view name) const;
+};
+
+// Parses `text`; `path` names it in errors.
+absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_view path);
+absl::StatusOr<ResultsFile> LoadResultsFile(const std::string& path);
+
+// Every *.json under `dir` (recursively), sorted by path: the files that
+// parsed, and one error for each that did not.
+struct ResultsSet {
+  std::vector<ResultsFile> files;
+  std::vector<absl::Status> errors;
+};
+ResultsSet LoadResultsDir(const std::string& dir);
+
+}  // namespace analysis
+
+#endif  // SPAWNLAB_ANALYSIS_RESULTS_H_

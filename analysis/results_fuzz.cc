@@ -1,0 +1,25 @@
+// results_fuzz.cc: libFuzzer entry point for the results parser. Any input
+// must give a ResultsFile or an error, never a crash, a hang or a sanitizer
+// report.
+//
+//   bazel run --config=fuzz //analysis:results_fuzz -- -max_total_time=60
+
+#include <cstddef>
+#include <cstdint>
+
+#include "absl/strings/string_view.h"
+#include "analysis/results.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  absl::string_view text(reinterpret_cast<const char*>(data), size);
+  absl::StatusOr<analysis::ResultsFile> f = analysis::ParseResults(text, "fuzz.json");
+  if (f.ok()) {
+    for (const analysis::Series& s : f->series) {
+      (void)s.Median();
+      (void)s.Stddev();
+    }
+    (void)f->experiment();
+    (void)f->kernel();
+  }
+  return 0;
+}

@@ -1,0 +1,112 @@
+// results_test.cc: good files parse into series; every kind of bad file is
+// rejected with its name and what is wrong; a folder with both reports the
+// good files and one error per bad one.
+
+#include "analysis/results.h"
+
+#include <cmath>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/runfiles.h"
+
+namespace analysis {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Testdata(const std::string& rel) {
+  absl::StatusOr<std::string> p = spawnlab::Runfile("analysis/testdata/" + rel);
+  return p.ok() ? *p : rel;
+}
+
+TEST(Results, ParsesSeriesSamplesAggregatesAndSkips) {
+  absl::StatusOr<ResultsFile> f = LoadResultsFile(Testdata("good/6.1.0-test/clone3.json"));
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->experiment(), "clone3");
+  EXPECT_EQ(f->kernel(), "6.1.0-test");
+  EXPECT_EQ(f->host(), "testhost");
+  const Series* fork = f->Find("spawn/method:fork/child:minimal/parent:small/until:exit");
+  ASSERT_NE(fork, nullptr);
+  EXPECT_EQ(fork->Repetitions(), 9);
+  EXPECT_DOUBLE_EQ(fork->Median(), 1400 * 1.01 * 1e3);  // us -> ns
+  EXPECT_DOUBLE_EQ(fork->Min(), 1400 * 0.97 * 1e3);
+  EXPECT_EQ(fork->parsed.dims.at("method"), "fork");
+  const Series* empty = f->Find("harness/op:empty");
+  ASSERT_NE(empty, nullptr);
+  EXPECT_NEAR(empty->Median(), 30 * 1.01, 1e-9);  // already ns
+  const Series* clone3 = f->Find("spawn/method:clone3/child:minimal/parent:small/until:exit");
+  ASSERT_NE(clone3, nullptr);
+  EXPECT_FALSE(clone3->measured());
+  EXPECT_THAT(clone3->skipped, HasSubstr("ENOSYS"));
+  EXPECT_TRUE(clone3->error.empty());
+}
+
+TEST(Results, AggregatesAloneAreEnough) {
+  absl::StatusOr<ResultsFile> f = LoadResultsFile(Testdata("good/6.1.0-test/crosscheck.json"));
+  ASSERT_TRUE(f.ok()) << f.status();
+  const Series* s = f->Find("crosscheck/way:lat_proc/op:fork-exit/parent:small");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->Repetitions(), 0);
+  EXPECT_DOUBLE_EQ(s->Median(), 700e3);
+  EXPECT_DOUBLE_EQ(s->Min(), 650e3);
+  EXPECT_TRUE(std::isnan(s->Stddev()));
+}
+
+TEST(Results, FailedRowsKeepTheirMessage) {
+  absl::StatusOr<ResultsFile> f = ParseResults(
+      R"({"benchmarks": [{"name": "x/op:y", "run_name": "x/op:y", "run_type": "iteration",
+          "error_occurred": true, "error_message": "INTERNAL: it broke"}]})",
+      "inline.json");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->series[0].error, "INTERNAL: it broke");
+  EXPECT_TRUE(f->series[0].skipped.empty());
+}
+
+struct BadCase {
+  const char* file;
+  const char* says;
+};
+
+class BadFileTest : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadFileTest, IsRejectedNamingTheFileAndTheProblem) {
+  const std::string path = Testdata(std::string("bad/") + GetParam().file);
+  absl::StatusOr<ResultsFile> f = LoadResultsFile(path);
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().code(), absl::StatusCode::kInvalidArgument) << f.status();
+  EXPECT_THAT(f.status().message(), HasSubstr(GetParam().file));
+  EXPECT_THAT(f.status().message(), HasSubstr(GetParam().says));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, BadFileTest,
+    ::testing::Values(BadCase{"truncated.json", "not valid JSON"},
+                      BadCase{"garbage.json", "not valid JSON"},
+                      BadCase{"empty.json", "empty file"},
+                      BadCase{"foreign.json", "not a Google Benchmark results file"},
+                      BadCase{"wrong_types.json", "not a string"},
+                      BadCase{"foreign_names.json", "is not [a-z]"},
+                      BadCase{"bad_unit.json", "unknown time_unit"},
+                      BadCase{"context_not_object.json", "'context' is not an object"},
+                      BadCase{"time_not_number.json", "no numeric real_time"},
+                      BadCase{"array.json", "not a JSON object"}));
+
+TEST(Results, MissingFileIsNotFound) {
+  EXPECT_EQ(LoadResultsFile("/nonexistent/results.json").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(Results, AFolderReportsTheGoodFilesAndOneErrorPerBadOne) {
+  std::string good = Testdata("good/6.1.0-test/clone3.json");
+  std::string root = good.substr(0, good.rfind("/good/"));
+  ResultsSet set = LoadResultsDir(root);
+  EXPECT_EQ(set.files.size(), 3u);   // two clone3 kernels and a crosscheck
+  EXPECT_EQ(set.errors.size(), 10u);  // every file under bad/
+  for (size_t i = 1; i < set.files.size(); ++i) {
+    EXPECT_LT(set.files[i - 1].path, set.files[i].path);  // sorted
+  }
+}
+
+}  // namespace
+}  // namespace analysis
