@@ -33,6 +33,9 @@ absl::Status Missing(absl::string_view feature, int err,
     case ENOSYS:
       why = absl::StrCat("the kernel lacks it (ENOSYS); it needs ", since);
       break;
+    case EINVAL:
+      why = absl::StrCat("the kernel rejects it (EINVAL); it needs ", since);
+      break;
     case EPERM:
     case EACCES:
       why = absl::StrCat("not permitted here (", strerrorname_np(err),
@@ -125,6 +128,16 @@ absl::Status ProbeCloneIntoCgroup() {
   return *result;
 }
 
+absl::Status ProbeCloneClearSighand() {
+  static const absl::Status* const result = [] {
+    absl::Status s = ProbeClone3();
+    if (!s.ok()) return new absl::Status(s);
+    return new absl::Status(
+        TryClone3(0x100000000ULL /* CLONE_CLEAR_SIGHAND */, -1, "CLONE_CLEAR_SIGHAND", "Linux 5.5"));
+  }();
+  return *result;
+}
+
 absl::Status ProbePidfdOpen() {
   static const absl::Status* const result = [] {
     long fd = syscall(SYS_pidfd_open, getpid(), 0);
@@ -196,6 +209,7 @@ std::vector<std::pair<std::string, absl::Status>> AllProbes() {
       {"clone3", ProbeClone3()},
       {"clone_pidfd", ProbeClonePidfd()},
       {"clone_into_cgroup", ProbeCloneIntoCgroup()},
+      {"clone_clear_sighand", ProbeCloneClearSighand()},
       {"pidfd_open", ProbePidfdOpen()},
       {"io_uring", ProbeIoUring()},
       {"memfd_create", ProbeMemfdCreate()},

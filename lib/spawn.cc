@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -39,29 +40,78 @@ constexpr std::array<SpawnMethod, 6> kAllMethods = {
 // little: the kernel copies argv and envp itself.
 constexpr size_t kChildStackBytes = 32 * 1024;
 
-// What a child needs to exec, and where it leaves the errno of a failed exec.
+#ifndef CLONE_CLEAR_SIGHAND
+#define CLONE_CLEAR_SIGHAND 0x100000000ULL  // Linux 5.5
+#endif
+
+// The steps a child takes before its exec; where one fails, the child reports
+// which and its errno, and exits 127.
+enum Stage : int { kStageExec = 0, kStageDup2 = 1, kStageChdir = 2 };
+
+// What a child needs to exec, and where it leaves the errno of a failure.
+// Everything is prepared by the parent: the child allocates nothing.
 struct ExecArgs {
   const char* path;
   char* const* argv;
   char* const* envp;
-  int error_fd;        // fork-like methods: write end of an O_CLOEXEC pipe
-  volatile int exec_errno = 0;  // CLONE_VM methods: set in the shared memory
+  const std::pair<int, int>* fd_map = nullptr;
+  size_t fd_map_size = 0;
+  const char* working_dir = nullptr;  // nullptr: stay
+  bool reset_handlers_in_child = false;
+  const sigset_t* restore_mask = nullptr;  // unblock to this before exec
+  int error_fd = -1;                        // copy-on-write methods: the O_CLOEXEC pipe
+  volatile int failed_errno = 0;            // CLONE_VM methods: shared memory
+  volatile int failed_stage = kStageExec;
 };
+
+// Runs in the child: the options, then the exec. Returns only on failure, with
+// the errno, and the stage in *stage.
+__attribute__((no_sanitize("address"))) int PrepareAndExec(ExecArgs* args, int* stage) {
+  if (args->reset_handlers_in_child) {
+    struct sigaction dfl = {};
+    dfl.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; ++sig) {
+      struct sigaction old;
+      if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler != SIG_DFL &&
+          old.sa_handler != SIG_IGN) {
+        sigaction(sig, &dfl, nullptr);
+      }
+    }
+  }
+  if (args->restore_mask != nullptr) sigprocmask(SIG_SETMASK, args->restore_mask, nullptr);
+  for (size_t i = 0; i < args->fd_map_size; ++i) {
+    const auto [from, to] = args->fd_map[i];
+    int r = from == to ? fcntl(to, F_SETFD, 0) : dup2(from, to);
+    if (r < 0) {
+      *stage = kStageDup2;
+      return errno;
+    }
+  }
+  if (args->working_dir != nullptr && chdir(args->working_dir) != 0) {
+    *stage = kStageChdir;
+    return errno;
+  }
+  execve(args->path, args->argv, args->envp);
+  *stage = kStageExec;
+  return errno;
+}
 
 // Runs in a CLONE_VM child, on the stack the parent lent it.
 __attribute__((no_sanitize("address"))) int ExecSharingMemory(void* p) {
   auto* args = static_cast<ExecArgs*>(p);
-  execve(args->path, args->argv, args->envp);
-  args->exec_errno = errno;
+  int stage;
+  int err = PrepareAndExec(args, &stage);
+  args->failed_stage = stage;
+  args->failed_errno = err;
   _exit(127);
 }
 
 // Runs in a copy-on-write child: memory writes would not reach the parent.
 int ExecReportingOnPipe(void* p) {
   auto* args = static_cast<ExecArgs*>(p);
-  execve(args->path, args->argv, args->envp);
-  int err = errno;
-  ssize_t ignored = write(args->error_fd, &err, sizeof(err));
+  int report[2];
+  report[1] = PrepareAndExec(args, &report[0]);
+  ssize_t ignored = write(args->error_fd, report, sizeof(report));
   (void)ignored;
   _exit(127);
 }
@@ -74,18 +124,62 @@ pid_t WaitPidRetrying(pid_t pid, int* status, int options) {
   return r;
 }
 
-// Reaps a child whose exec failed and turns the errno into the error.
-absl::Status ExecFailed(pid_t pid, int err, SpawnMethod method,
-                        const ExecSpec& spec) {
+// Reaps a child that failed before or at its exec, and turns the errno into
+// the error, naming what failed.
+absl::Status ChildFailed(pid_t pid, int err, int stage, SpawnMethod method,
+                         const ExecSpec& spec, const SpawnOptions& options) {
   int status;
   WaitPidRetrying(pid, &status, 0);
-  return absl::ErrnoToStatus(
-      err, absl::StrCat("exec ", spec.path(), " (", SpawnMethodName(method), ")"));
+  std::string what;
+  switch (stage) {
+    case kStageChdir:
+      what = absl::StrCat("chdir ", options.working_dir, " for ", spec.path());
+      break;
+    case kStageDup2:
+      what = absl::StrCat("dup2 in the child of ", spec.path());
+      break;
+    default:
+      what = absl::StrCat("exec ", spec.path());
+  }
+  return absl::ErrnoToStatus(err, absl::StrCat(what, " (", SpawnMethodName(method), ")"));
 }
 
-absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method,
-                                         const ExecSpec& spec) {
-  ExecArgs args{spec.path(), spec.argv(), spec.envp(), -1};
+ExecArgs MakeArgs(const ExecSpec& spec, const SpawnOptions& options) {
+  ExecArgs args{spec.path(), spec.argv(), spec.envp()};
+  args.fd_map = options.fd_map.data();
+  args.fd_map_size = options.fd_map.size();
+  if (!options.working_dir.empty()) args.working_dir = options.working_dir.c_str();
+  return args;
+}
+
+// Blocks every signal for the life of the object (the CLONE_VM window).
+class BlockedSignals {
+ public:
+  explicit BlockedSignals(bool block) : active_(block) {
+    if (!active_) return;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old_);
+  }
+  ~BlockedSignals() {
+    if (active_) pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  const sigset_t* old() const { return active_ ? &old_ : nullptr; }
+
+ private:
+  bool active_;
+  sigset_t old_;
+};
+
+absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method, const ExecSpec& spec,
+                                         const SpawnOptions& options) {
+  ExecArgs args = MakeArgs(spec, options);
+  // clone3 clears the handlers itself; vfork and clone need the signals
+  // blocked until the child has reset them.
+  const bool by_hand = options.reset_signal_handlers && method != SpawnMethod::kClone3;
+  BlockedSignals blocked(by_hand);
+  args.reset_handlers_in_child = by_hand;
+  args.restore_mask = blocked.old();
   alignas(64) char stack[kChildStackBytes];
   pid_t pid = -1;
   int pidfd = -1;
@@ -94,8 +188,10 @@ absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method,
     case SpawnMethod::kVfork:
       pid = vfork();
       if (pid == 0) {
-        execve(args.path, args.argv, args.envp);
-        args.exec_errno = errno;
+        int stage;
+        int err = PrepareAndExec(&args, &stage);
+        args.failed_stage = stage;
+        args.failed_errno = err;
         _exit(127);
       }
       saved_errno = errno;
@@ -108,6 +204,7 @@ absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method,
     case SpawnMethod::kClone3: {
       struct clone_args ca = {};
       ca.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD;
+      if (options.reset_signal_handlers) ca.flags |= CLONE_CLEAR_SIGHAND;
       ca.pidfd = reinterpret_cast<uintptr_t>(&pidfd);
       ca.exit_signal = SIGCHLD;
       ca.stack = reinterpret_cast<uintptr_t>(stack);
@@ -128,21 +225,25 @@ absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method,
                                absl::StrCat(SpawnMethodName(method), " ", spec.path()));
   }
   UniqueFd owned_pidfd(pidfd);
-  if (args.exec_errno != 0) {
-    return ExecFailed(pid, args.exec_errno, method, spec);
+  if (args.failed_errno != 0) {
+    return ChildFailed(pid, args.failed_errno, args.failed_stage, method, spec, options);
   }
   return Child(pid, std::move(owned_pidfd));
 }
 
-absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method,
-                                         const ExecSpec& spec) {
+absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method, const ExecSpec& spec,
+                                         const SpawnOptions& options) {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
     return absl::ErrnoToStatus(errno, "pipe2 for exec errors");
   }
   UniqueFd read_end(pipe_fds[0]);
   UniqueFd write_end(pipe_fds[1]);
-  ExecArgs args{spec.path(), spec.argv(), spec.envp(), write_end.get()};
+  ExecArgs args = MakeArgs(spec, options);
+  args.error_fd = write_end.get();
+  // The child's memory is its own: a handler running there cannot hurt the
+  // parent, so resetting them needs no blocked window.
+  args.reset_handlers_in_child = options.reset_signal_handlers;
   pid_t pid = -1;
   int pidfd = -1;
   int saved_errno = 0;
@@ -168,22 +269,42 @@ absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method,
   }
   UniqueFd owned_pidfd(pidfd);
   write_end.reset();
-  int child_errno = 0;
+  int report[2] = {0, 0};  // stage, errno
   ssize_t n;
   do {
-    n = read(read_end.get(), &child_errno, sizeof(child_errno));
+    n = read(read_end.get(), report, sizeof(report));
   } while (n < 0 && errno == EINTR);
-  if (n == sizeof(child_errno)) {
-    return ExecFailed(pid, child_errno, method, spec);
+  if (n == sizeof(report)) {
+    return ChildFailed(pid, report[1], report[0], method, spec, options);
   }
   return Child(pid, std::move(owned_pidfd));
 }
 
-absl::StatusOr<Child> SpawnPosix(const ExecSpec& spec) {
+absl::StatusOr<Child> SpawnPosix(const ExecSpec& spec, const SpawnOptions& options) {
+  // glibc's posix_spawn already blocks signals and resets handlers in its
+  // child, so reset_signal_handlers needs nothing more here.
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_t* actions_ptr = nullptr;
+  if (!options.fd_map.empty() || !options.working_dir.empty()) {
+    posix_spawn_file_actions_init(&actions);
+    actions_ptr = &actions;
+    for (const auto& [from, to] : options.fd_map) {
+      posix_spawn_file_actions_adddup2(&actions, from, to);
+    }
+    if (!options.working_dir.empty()) {
+      posix_spawn_file_actions_addchdir_np(&actions, options.working_dir.c_str());
+    }
+  }
   pid_t pid;
-  int err = posix_spawn(&pid, spec.path(), nullptr, nullptr, spec.argv(),
-                        spec.envp());
+  int err = posix_spawn(&pid, spec.path(), actions_ptr, nullptr, spec.argv(), spec.envp());
+  if (actions_ptr != nullptr) posix_spawn_file_actions_destroy(actions_ptr);
   if (err != 0) {
+    // posix_spawn does not say which step failed: name the directory if it is gone.
+    if (err == ENOENT && !options.working_dir.empty() &&
+        access(options.working_dir.c_str(), F_OK) != 0) {
+      return absl::ErrnoToStatus(err, absl::StrCat("chdir ", options.working_dir, " for ",
+                                                   spec.path(), " (posix_spawn)"));
+    }
     return absl::ErrnoToStatus(err, absl::StrCat("exec ", spec.path(), " (posix_spawn)"));
   }
   return Child(pid, UniqueFd());
@@ -358,17 +479,18 @@ absl::Status Child::Kill(int signal) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Child> Spawn(SpawnMethod method, const ExecSpec& spec) {
+absl::StatusOr<Child> Spawn(SpawnMethod method, const ExecSpec& spec,
+                            const SpawnOptions& options) {
   switch (method) {
     case SpawnMethod::kFork:
     case SpawnMethod::kClone3Cow:
-      return SpawnCopyingMemory(method, spec);
+      return SpawnCopyingMemory(method, spec, options);
     case SpawnMethod::kVfork:
     case SpawnMethod::kClone:
     case SpawnMethod::kClone3:
-      return SpawnSharingMemory(method, spec);
+      return SpawnSharingMemory(method, spec, options);
     case SpawnMethod::kPosixSpawn:
-      return SpawnPosix(spec);
+      return SpawnPosix(spec, options);
   }
   return absl::InvalidArgumentError("unknown spawn method");
 }

@@ -20,8 +20,12 @@
 // destroyed, so no zombie outlives a Child.
 //
 // The CLONE_VM methods (vfork, clone, clone3) run the child in the parent's
-// memory until it execs, and do not block signals as posix_spawn does: do not
-// use them in a program whose signal handlers may run in that window.
+// memory until it execs. By default they do nothing about signals (that is the
+// bare primitive the benches measure): a parent's handler could run in that
+// window, in the child, on the parent's memory. SpawnOptions::
+// reset_signal_handlers closes the window: clone3 passes CLONE_CLEAR_SIGHAND
+// (Linux 5.5), vfork and clone block signals around the spawn and reset the
+// handlers in the child, as glibc's posix_spawn does (posix_spawn always does).
 //
 // Example:
 //
@@ -39,6 +43,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -126,9 +131,24 @@ class Child {
   UniqueFd pidfd_;
 };
 
+// What the child does between its birth and the exec, whatever the method.
+struct SpawnOptions {
+  // dup2(from, to) in the child, in order (from == to clears FD_CLOEXEC).
+  // Descriptors meant for the child only should be O_CLOEXEC in the parent.
+  std::vector<std::pair<int, int>> fd_map;
+  // chdir in the child; empty keeps the parent's directory.
+  std::string working_dir;
+  // Reset the parent's signal handlers to SIG_DFL in the child before any of
+  // the above runs (see the top of this file).
+  bool reset_signal_handlers = false;
+};
+
 // Starts `spec` by `method`. Returns once the child has exec'd (all methods
-// report an exec failure as an error, having reaped the failed child).
-absl::StatusOr<Child> Spawn(SpawnMethod method, const ExecSpec& spec);
+// report an exec failure as an error, having reaped the failed child): a
+// missing program is NotFound, a non-executable one PermissionDenied, a
+// missing working directory NotFound naming it.
+absl::StatusOr<Child> Spawn(SpawnMethod method, const ExecSpec& spec,
+                            const SpawnOptions& options = {});
 
 }  // namespace spawnlab
 

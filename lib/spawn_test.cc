@@ -4,6 +4,8 @@
 #include "lib/spawn.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -164,6 +166,83 @@ TEST_P(SpawnTest, Clone3MethodsGiveAPidfd) {
   bool wants_pidfd =
       GetParam() == SpawnMethod::kClone3 || GetParam() == SpawnMethod::kClone3Cow;
   EXPECT_EQ(child->pidfd() >= 0, wants_pidfd);
+}
+
+// Runs `script` under /bin/sh with `options` plus stdout mapped to a pipe;
+// returns what it printed, or the error.
+absl::StatusOr<std::string> ShellOutput(SpawnMethod method, const std::string& script,
+                                        SpawnOptions options) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return absl::ErrnoToStatus(errno, "pipe2");
+  UniqueFd read_end(fds[0]), write_end(fds[1]);
+  options.fd_map.push_back({write_end.get(), 1});
+  absl::StatusOr<Child> child = Spawn(method, ExecSpec("/bin/sh", {"sh", "-c", script}), options);
+  write_end.reset();
+  if (!child.ok()) return child.status();
+  std::string out;
+  char buf[256];
+  ssize_t n;
+  while ((n = read(read_end.get(), buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
+  absl::StatusOr<ExitStatus> status = child->Wait();
+  if (!status.ok()) return status.status();
+  if (!status->success()) return absl::InternalError(status->ToString());
+  return out;
+}
+
+TEST_P(SpawnTest, OptionsMapDescriptorsAndChangeDirectory) {
+  absl::StatusOr<std::string> out = ShellOutput(GetParam(), "echo hello", {});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(*out, "hello\n");
+  SpawnOptions in_tmp;
+  in_tmp.working_dir = "/tmp";
+  out = ShellOutput(GetParam(), "pwd", in_tmp);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(*out, "/tmp\n");
+  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+}
+
+TEST_P(SpawnTest, MissingWorkingDirectoryIsNotFoundNamingIt) {
+  SpawnOptions options;
+  options.working_dir = TempPath("no-such-dir");
+  absl::StatusOr<Child> child = Spawn(GetParam(), ExecSpec("/bin/true", {"true"}), options);
+  ASSERT_FALSE(child.ok());
+  EXPECT_EQ(child.status().code(), absl::StatusCode::kNotFound) << child.status();
+  EXPECT_THAT(child.status().message(), HasSubstr("no-such-dir"));
+  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+}
+
+volatile sig_atomic_t usr1_seen = 0;
+void OnUsr1(int) { usr1_seen = 1; }
+
+TEST_P(SpawnTest, ResettingHandlersKeepsTheParentsOwnAndItsMask) {
+  if (GetParam() == SpawnMethod::kClone3) {
+    if (absl::Status s = ProbeCloneClearSighand(); !s.ok()) GTEST_SKIP() << s;
+  }
+  struct sigaction sa = {}, old;
+  sa.sa_handler = OnUsr1;
+  ASSERT_EQ(sigaction(SIGUSR1, &sa, &old), 0);
+  sigset_t before, after;
+  pthread_sigmask(SIG_SETMASK, nullptr, &before);
+  SpawnOptions options;
+  options.reset_signal_handlers = true;
+  // The child starts with default dispositions: SIGUSR1 to itself kills it.
+  absl::StatusOr<Child> child =
+      Spawn(GetParam(), ExecSpec("/bin/sh", {"sh", "-c", "kill -USR1 $$; exit 0"}), options);
+  ASSERT_TRUE(child.ok()) << child.status();
+  absl::StatusOr<ExitStatus> status = child->Wait();
+  ASSERT_TRUE(status.ok());
+  EXPECT_TRUE(status->signaled() && status->term_signal() == SIGUSR1) << status->ToString();
+  // The parent keeps its handler and its signal mask.
+  struct sigaction now;
+  sigaction(SIGUSR1, nullptr, &now);
+  EXPECT_EQ(now.sa_handler, OnUsr1);
+  pthread_sigmask(SIG_SETMASK, nullptr, &after);
+  for (int sig = 1; sig < NSIG; ++sig) {
+    EXPECT_EQ(sigismember(&before, sig), sigismember(&after, sig)) << sig;
+  }
+  raise(SIGUSR1);
+  EXPECT_EQ(usr1_seen, 1);
+  sigaction(SIGUSR1, &old, nullptr);
 }
 
 INSTANTIATE_TEST_SUITE_P(
