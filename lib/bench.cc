@@ -74,8 +74,10 @@ double Min(const std::vector<double>& v) {
 }  // namespace
 
 benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
-                                          const BenchOptions& /*options*/) {
-  return b->ComputeStatistics("min", Min)->UseManualTime()->Unit(benchmark::kMicrosecond);
+                                          const BenchOptions& /*options*/, Clock clock) {
+  b->ComputeStatistics("min", Min);
+  if (clock == Clock::kManual) return b->UseManualTime()->Unit(benchmark::kMicrosecond);
+  return b->Unit(benchmark::kNanosecond);
 }
 
 void SkipRow(benchmark::State& state, const absl::Status& why) {

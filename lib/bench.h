@@ -51,15 +51,21 @@ struct BenchOptions {
   bool quick = false;
 };
 
+// Who times a row: the bench, per iteration (state.SetIterationTime), or
+// Google Benchmark, around its whole loop (for operations of a microsecond or
+// less, where two clock reads per iteration would be part of what is measured).
+enum class Clock { kManual, kLibrary };
+
 // Applies the project's row settings: the `min` statistic beside Google
-// Benchmark's mean/median/stddev/cv, and manual time. Repetitions (9 by
+// Benchmark's mean/median/stddev/cv, and `clock`. Repetitions (9 by
 // default, enough for compare's Mann-Whitney U test; 2 with --quick), the
 // minimum time per repetition and aggregates-only display are set once for the
 // whole run by BenchMain, through Google Benchmark's own flags, so that they
 // stay out of the row names; --benchmark_repetitions=N and
 // --benchmark_min_time=S given on the command line win.
 benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
-                                          const BenchOptions& options);
+                                          const BenchOptions& options,
+                                          Clock clock = Clock::kManual);
 
 // Marks the row skipped, with the reason.
 void SkipRow(benchmark::State& state, const absl::Status& why);

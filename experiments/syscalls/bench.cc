@@ -1,0 +1,320 @@
+// bench.cc: what do the everyday OS calls cost on this machine and kernel?
+//
+//   bazel run //experiments/syscalls:bench [-- --quick] [-- --disk_dir=DIR]
+//
+// Rows: syscall/op:X[/fs:F][/via:V]
+//   getppid                  the null-syscall floor (lmbench's lat_syscall null)
+//   getpid/via:libc|syscall  glibc's getpid() and the raw syscall
+//   open-close/fs:F, close/fs:F, read-1k/fs:F, write-1k/fs:F, mkdir-rmdir/fs:F
+//                            F is tmpfs (/dev/shm) or disk (the workspace's
+//                            disk); reads and writes are 1 KiB at offset 0 of a
+//                            cached file, so they measure the syscall and the
+//                            page cache, not the device
+//   getenv, setenv, chdir, getcwd, argv (reading argv's strings)
+//   pipe2-close              creating and closing a pipe
+//   pipe-roundtrip           one byte there and back between two threads
+//
+// Google Benchmark times its own loop (these are a microsecond or less, where
+// per-iteration clock reads would be part of the measurement), except close:
+// 64 descriptors are opened untimed and their closing timed, per close.
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "lib/bench.h"
+#include "lib/unique_fd.h"
+
+ABSL_FLAG(std::string, disk_dir, "",
+          "A folder on the disk to measure (default: the workspace, or the current folder).");
+
+namespace spawnlab {
+namespace {
+
+int saved_argc = 0;
+char** saved_argv = nullptr;
+
+// A temporary folder, removed (with the files the rows leave) when destroyed.
+class ScratchDir {
+ public:
+  static absl::StatusOr<ScratchDir> Make(const std::string& parent) {
+    std::string templ = absl::StrCat(parent, "/.spawnlab-syscalls-XXXXXX");
+    if (mkdtemp(templ.data()) == nullptr) {
+      return absl::ErrnoToStatus(errno, absl::StrCat("mkdtemp in ", parent));
+    }
+    return ScratchDir(templ);
+  }
+  ScratchDir(ScratchDir&& o) noexcept : path_(std::exchange(o.path_, "")) {}
+  ~ScratchDir() {
+    if (path_.empty()) return;
+    for (const char* f : {"/file", "/a", "/b", "/d"}) {
+      std::string p = path_ + f;
+      unlink(p.c_str());
+      rmdir(p.c_str());
+    }
+    rmdir(path_.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit ScratchDir(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+struct Fs {
+  const char* name;
+  std::string parent;
+};
+
+std::string FsType(const std::string& dir) {
+  struct statfs st;
+  if (statfs(dir.c_str(), &st) != 0) return "unknown";
+  switch (st.f_type) {
+    case TMPFS_MAGIC:
+      return "tmpfs";
+    case EXT4_SUPER_MAGIC:
+      return "ext2/3/4";
+    case XFS_SUPER_MAGIC:
+      return "xfs";
+    case BTRFS_SUPER_MAGIC:
+      return "btrfs";
+    case OVERLAYFS_SUPER_MAGIC:
+      return "overlayfs";
+    default:
+      return absl::StrCat("0x", absl::Hex(st.f_type));
+  }
+}
+
+// The scratch folder for a row on `fs`, or a skip.
+absl::StatusOr<ScratchDir> Scratch(const Fs& fs) {
+  if (std::string(fs.name) == "tmpfs" && FsType(fs.parent) != "tmpfs") {
+    return absl::UnavailableError(absl::StrCat(fs.parent, " is not a tmpfs here"));
+  }
+  return ScratchDir::Make(fs.parent);
+}
+
+// A 4 KiB file in the page cache, open read-write.
+absl::StatusOr<UniqueFd> CachedFile(const ScratchDir& dir) {
+  std::string path = dir.path() + "/file";
+  UniqueFd fd(open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd.valid()) return absl::ErrnoToStatus(errno, absl::StrCat("open ", path));
+  char page[4096] = {};
+  if (write(fd.get(), page, sizeof(page)) != sizeof(page)) {
+    return absl::ErrnoToStatus(errno, "write");
+  }
+  return fd;
+}
+
+#define SCRATCH_OR_SKIP(var, fs)                                 \
+  absl::StatusOr<ScratchDir> var = Scratch(fs);                  \
+  if (!var.ok()) {                                               \
+    return absl::IsUnavailable(var.status()) ? SkipRow(state, var.status()) \
+                                             : FailRow(state, var.status()); \
+  }
+
+void BM_OpenClose(benchmark::State& state, Fs fs) {
+  SCRATCH_OR_SKIP(dir, fs);
+  absl::StatusOr<UniqueFd> file = CachedFile(*dir);
+  if (!file.ok()) return FailRow(state, file.status());
+  const std::string path = dir->path() + "/file";
+  for (auto _ : state) {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return FailRow(state, absl::ErrnoToStatus(errno, "open"));
+    close(fd);
+  }
+}
+
+void BM_Close(benchmark::State& state, Fs fs) {
+  SCRATCH_OR_SKIP(dir, fs);
+  absl::StatusOr<UniqueFd> file = CachedFile(*dir);
+  if (!file.ok()) return FailRow(state, file.status());
+  const std::string path = dir->path() + "/file";
+  constexpr int kBatch = 64;
+  int fds[kBatch];
+  for (auto _ : state) {
+    for (int& fd : fds) fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fds[kBatch - 1] < 0) return FailRow(state, absl::ErrnoToStatus(errno, "open"));
+    const int64_t t0 = MonotonicNanos();
+    for (int fd : fds) close(fd);
+    state.SetIterationTime(static_cast<double>(MonotonicNanos() - t0) * 1e-9 / kBatch);
+  }
+}
+
+void BM_Read1k(benchmark::State& state, Fs fs) {
+  SCRATCH_OR_SKIP(dir, fs);
+  absl::StatusOr<UniqueFd> file = CachedFile(*dir);
+  if (!file.ok()) return FailRow(state, file.status());
+  char buf[1024];
+  for (auto _ : state) {
+    if (pread(file->get(), buf, sizeof(buf), 0) != sizeof(buf)) {
+      return FailRow(state, absl::ErrnoToStatus(errno, "pread"));
+    }
+    benchmark::DoNotOptimize(buf);
+  }
+}
+
+void BM_Write1k(benchmark::State& state, Fs fs) {
+  SCRATCH_OR_SKIP(dir, fs);
+  absl::StatusOr<UniqueFd> file = CachedFile(*dir);
+  if (!file.ok()) return FailRow(state, file.status());
+  char buf[1024];
+  memset(buf, 'x', sizeof(buf));
+  for (auto _ : state) {
+    if (pwrite(file->get(), buf, sizeof(buf), 0) != sizeof(buf)) {
+      return FailRow(state, absl::ErrnoToStatus(errno, "pwrite"));
+    }
+  }
+}
+
+void BM_MkdirRmdir(benchmark::State& state, Fs fs) {
+  SCRATCH_OR_SKIP(dir, fs);
+  const std::string d = dir->path() + "/d";
+  for (auto _ : state) {
+    if (mkdir(d.c_str(), 0755) != 0 || rmdir(d.c_str()) != 0) {
+      return FailRow(state, absl::ErrnoToStatus(errno, "mkdir/rmdir"));
+    }
+  }
+}
+
+void BM_Chdir(benchmark::State& state) {
+  absl::StatusOr<ScratchDir> dir = ScratchDir::Make("/tmp");
+  if (!dir.ok()) return FailRow(state, dir.status());
+  const std::string a = dir->path() + "/a", b = dir->path() + "/b";
+  mkdir(a.c_str(), 0755);
+  mkdir(b.c_str(), 0755);
+  char cwd[4096];
+  if (getcwd(cwd, sizeof(cwd)) == nullptr) return FailRow(state, absl::ErrnoToStatus(errno, "getcwd"));
+  bool flip = false;
+  for (auto _ : state) {
+    if (chdir((flip = !flip) ? a.c_str() : b.c_str()) != 0) {
+      return FailRow(state, absl::ErrnoToStatus(errno, "chdir"));
+    }
+  }
+  if (chdir(cwd) != 0) FailRow(state, absl::ErrnoToStatus(errno, "chdir back"));
+}
+
+void BM_Getcwd(benchmark::State& state) {
+  char buf[4096];
+  for (auto _ : state) benchmark::DoNotOptimize(getcwd(buf, sizeof(buf)));
+}
+
+void BM_Getenv(benchmark::State& state) {
+  setenv("SPAWNLAB_BENCH_VAR", "value", 1);
+  for (auto _ : state) benchmark::DoNotOptimize(getenv("SPAWNLAB_BENCH_VAR"));
+}
+
+void BM_Setenv(benchmark::State& state) {
+  for (auto _ : state) setenv("SPAWNLAB_BENCH_VAR", "value", 1);
+}
+
+void BM_GetpidLibc(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(getpid());
+}
+
+void BM_GetpidSyscall(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(syscall(SYS_getpid));
+}
+
+void BM_Getppid(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(getppid());
+}
+
+void BM_Pipe2Close(benchmark::State& state) {
+  int fds[2];
+  for (auto _ : state) {
+    if (pipe2(fds, O_CLOEXEC) != 0) return FailRow(state, absl::ErrnoToStatus(errno, "pipe2"));
+    close(fds[0]);
+    close(fds[1]);
+  }
+}
+
+void BM_PipeRoundTrip(benchmark::State& state) {
+  int there[2], back[2];
+  if (pipe2(there, O_CLOEXEC) != 0 || pipe2(back, O_CLOEXEC) != 0) {
+    return FailRow(state, absl::ErrnoToStatus(errno, "pipe2"));
+  }
+  UniqueFd there_r(there[0]), there_w(there[1]), back_r(back[0]), back_w(back[1]);
+  // The echo thread inherits the bench's CPU pin: both ends share one CPU.
+  std::thread echo([&] {
+    char c;
+    while (read(there_r.get(), &c, 1) == 1) {
+      if (write(back_w.get(), &c, 1) != 1) break;
+    }
+  });
+  char c = 'x';
+  for (auto _ : state) {
+    if (write(there_w.get(), &c, 1) != 1 || read(back_r.get(), &c, 1) != 1) {
+      FailRow(state, absl::ErrnoToStatus(errno, "pipe round trip"));
+      break;
+    }
+  }
+  there_w.reset();  // EOF ends the echo thread
+  echo.join();
+}
+
+void BM_Argv(benchmark::State& state) {
+  for (auto _ : state) {
+    size_t total = 0;
+    for (int i = 0; i < saved_argc; ++i) total += strlen(saved_argv[i]);
+    benchmark::DoNotOptimize(total);
+  }
+}
+
+void Register(const BenchOptions& options) {
+  std::string disk = absl::GetFlag(FLAGS_disk_dir);
+  if (disk.empty()) {
+    const char* ws = getenv("BUILD_WORKSPACE_DIRECTORY");
+    disk = ws != nullptr ? ws : ".";
+  }
+  const Fs filesystems[] = {{"tmpfs", "/dev/shm"}, {"disk", disk}};
+  for (const Fs& fs : filesystems) {
+    benchmark::AddCustomContext(absl::StrCat("syscalls.fs.", fs.name),
+                                absl::StrCat(fs.parent, " (", FsType(fs.parent), ")"));
+  }
+  auto add = [&](const std::string& name, auto fn, auto... args) {
+    return Configure(benchmark::RegisterBenchmark(name.c_str(), fn, args...), options,
+                     Clock::kLibrary);
+  };
+  add("syscall/op:getppid", BM_Getppid);
+  add("syscall/op:getpid/via:libc", BM_GetpidLibc);
+  add("syscall/op:getpid/via:syscall", BM_GetpidSyscall);
+  for (const Fs& fs : filesystems) {
+    const std::string f = absl::StrCat("/fs:", fs.name);
+    add("syscall/op:open-close" + f, BM_OpenClose, fs);
+    Configure(benchmark::RegisterBenchmark(("syscall/op:close" + f).c_str(), BM_Close, fs),
+              options, Clock::kManual)
+        ->Unit(benchmark::kNanosecond);
+    add("syscall/op:read-1k" + f, BM_Read1k, fs);
+    add("syscall/op:write-1k" + f, BM_Write1k, fs);
+    add("syscall/op:mkdir-rmdir" + f, BM_MkdirRmdir, fs);
+  }
+  add("syscall/op:getenv", BM_Getenv);
+  add("syscall/op:setenv", BM_Setenv);
+  add("syscall/op:chdir", BM_Chdir);
+  add("syscall/op:getcwd", BM_Getcwd);
+  add("syscall/op:argv", BM_Argv);
+  add("syscall/op:pipe2-close", BM_Pipe2Close);
+  add("syscall/op:pipe-roundtrip", BM_PipeRoundTrip);
+}
+
+}  // namespace
+}  // namespace spawnlab
+
+int main(int argc, char** argv) {
+  spawnlab::saved_argc = argc;
+  spawnlab::saved_argv = argv;
+  return spawnlab::BenchMain(argc, argv, "syscalls", spawnlab::Register);
+}
