@@ -76,6 +76,8 @@ const std::vector<ChartSpec>& Charts() {
        "spawn to the child's first instruction, small parent, minimal child (median, us)"},
       {"clone3", "spawn", "method", "", {{"child", "dynamic"}, {"parent", "small"}, {"until", "exit"}},
        "spawn to reaped, small parent, dynamic child (median, us)"},
+      {"command", "command", "api", "", {{"child", "minimal"}, {"op", "run"}},
+       "start and wait for the minimal child, by API (median, us)"},
   };
   return *charts;
 }
@@ -211,6 +213,61 @@ std::string HarnessOverhead(const ResultsFile& f) {
                       FormatNanos(fastest->Median()), ").\n\n");
 }
 
+// ---- Key ratios -------------------------------------------------------------
+
+// A ratio an experiment's question turns on, with the bound its issue sets:
+// median(numerator) / the least median of `denominators`.
+struct KeyRatio {
+  std::string experiment;
+  std::string what;
+  std::string numerator;
+  std::vector<std::string> denominators;
+  double bound;  // the ratio must be at most this
+};
+
+const std::vector<KeyRatio>& KeyRatios() {
+  const std::string c = "command/api:";
+  const std::string run = "/child:minimal/op:run";
+  static const std::vector<KeyRatio>* const ratios = new std::vector<KeyRatio>{
+      {"command", "Command `Run` against the fastest raw primitive (posix_spawn, vfork, clone)",
+       c + "command" + run, {c + "posix_spawn" + run, c + "vfork" + run, c + "clone" + run}, 1.05},
+      {"command", "the lib/spawn path Command uses against glibc's posix_spawn",
+       c + "spawn" + run, {c + "posix_spawn" + run}, 0.92},
+  };
+  return *ratios;
+}
+
+std::string KeyRatioTable(const ResultsFile& f) {
+  std::string rows;
+  for (const KeyRatio& k : KeyRatios()) {
+    if (k.experiment != f.experiment()) continue;
+    const Series* num = f.Find(k.numerator);
+    const Series* den = nullptr;
+    for (const std::string& d : k.denominators) {
+      const Series* s = f.Find(d);
+      if (s != nullptr && s->measured() && (den == nullptr || s->Median() < den->Median())) den = s;
+    }
+    if (num == nullptr || den == nullptr || !num->measured()) {
+      absl::StrAppend(&rows, "| ", k.what, " | rows missing | | | |\n");
+      continue;
+    }
+    const double ratio = num->Median() / den->Median();
+    const double p = num->samples_ns.size() >= 2 && den->samples_ns.size() >= 2
+                         ? MannWhitneyU(num->samples_ns, den->samples_ns)
+                         : std::nan("");
+    absl::StrAppend(&rows, "| ", k.what, " | `", den->name, "` | ",
+                    absl::StrFormat("%.3f (%+.1f%%)", ratio, (ratio - 1) * 100), " | ",
+                    std::isnan(p) ? "n/a" : absl::StrFormat("%.2g", p), " | ",
+                    absl::StrFormat("%s %.2f", ratio <= k.bound ? "met: at most" : "**missed**: at most",
+                                    k.bound),
+                    " |\n");
+  }
+  if (rows.empty()) return "";
+  return absl::StrCat("### Key ratios\n\n",
+                      "| ratio | against | measured (medians) | U test p | bound |\n",
+                      "|---|---|---:|---:|---|\n", rows, "\n");
+}
+
 // ---- Per-experiment report ------------------------------------------------
 
 std::string RowsTable(const ResultsFile& f) {
@@ -295,7 +352,7 @@ std::string ExperimentReport(const std::string& experiment,
       absl::StrAppend(&out, "This is a `--quick` smoke run: too few repetitions to conclude ",
                       "anything.\n\n");
     }
-    absl::StrAppend(&out, HarnessOverhead(*f), Charts(*f));
+    absl::StrAppend(&out, HarnessOverhead(*f), KeyRatioTable(*f), Charts(*f));
     if (experiment == "clone3") absl::StrAppend(&out, CrossCheck(*f, all));
     absl::StrAppend(&out, RowsTable(*f), "\n", Environment(*f));
   }

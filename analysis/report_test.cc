@@ -74,6 +74,13 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   EXPECT_THAT(ledger, HasSubstr("| P-1 (the shape: flat vs growing) |"));
   EXPECT_THAT(ledger, HasSubstr("**implausible**"));
   EXPECT_THAT(ledger, HasSubstr("**pending**"));
+  const std::string command = Read(out + "/command.md");
+  EXPECT_THAT(command, HasSubstr("### Key ratios"));
+  // Command 360 against vfork's 350: +2.9%, within 5%. The spawn path 345
+  // against posix_spawn's 540: 0.64, within 0.92.
+  EXPECT_THAT(command, HasSubstr("| 1.029 (+2.9%) |"));
+  EXPECT_THAT(command, HasSubstr("| 0.639 (-36.1%) |"));
+  EXPECT_THAT(command, ::testing::Not(HasSubstr("missed")));
   // Twice: the same bytes.
   ASSERT_EQ(RunReport(Good(), out), 0);
   EXPECT_EQ(Read(out + "/README.md"), index);

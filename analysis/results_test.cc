@@ -101,7 +101,7 @@ TEST(Results, AFolderReportsTheGoodFilesAndOneErrorPerBadOne) {
   std::string good = Testdata("good/6.1.0-test/clone3.json");
   std::string root = good.substr(0, good.rfind("/good/"));
   ResultsSet set = LoadResultsDir(root);
-  EXPECT_EQ(set.files.size(), 3u);   // two clone3 kernels and a crosscheck
+  EXPECT_EQ(set.files.size(), 4u);   // two clone3 kernels, crosscheck, command
   EXPECT_EQ(set.errors.size(), 10u);  // every file under bad/
   for (size_t i = 1; i < set.files.size(); ++i) {
     EXPECT_LT(set.files[i - 1].path, set.files[i].path);  // sorted

@@ -1,0 +1,187 @@
+// bench.cc: does a convenient command API have to cost more than the raw
+// primitive? lib/command's Command against the primitives it could be built
+// on, all starting the minimal child.
+//
+//   bazel run //experiments/command:bench [-- --quick]
+//
+// Rows: command/api:A/child:minimal/op:O, and command/api:command/op:build
+//   A  command      spawnlab::Command (clone3 + CLONE_CLEAR_SIGHAND underneath)
+//      spawn        lib/spawn with exactly what Command asks of it: the path
+//                   Command uses, without the API around it
+//      posix_spawn  glibc's posix_spawn + waitpid
+//      vfork        vfork + execve + waitpid
+//      clone        clone(CLONE_VM | CLONE_VFORK) + execve + waitpid
+//      system       std::system (through /bin/sh -c)
+//      popen        popen + pclose (through /bin/sh -c, stdout piped)
+//   O  run          start and wait: the whole round trip
+//      start        start only (the seeds' "no wait"); the child is reaped untimed
+//      wait         wait only, for a child started untimed
+//      run-capture  run with stdout captured through a pipe
+//      build        building a Command object, without spawning
+//
+// Times are manual, per operation, except build (Google Benchmark's own loop).
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "lib/bench.h"
+#include "lib/command.h"
+#include "lib/runfiles.h"
+#include "lib/spawn.h"
+
+ABSL_FLAG(std::string, minimal_child, "", "Path of the minimal child (default: from runfiles).");
+
+namespace spawnlab {
+namespace {
+
+std::string child_path;
+
+// Times `op` (which returns a Status) per iteration; fails the row on error.
+template <typename Op>
+void TimeEach(benchmark::State& state, Op op) {
+  if (absl::Status s = op(); !s.ok()) return FailRow(state, s);  // warm-up
+  for (auto _ : state) {
+    const int64_t t0 = MonotonicNanos();
+    absl::Status s = op();
+    const int64_t t1 = MonotonicNanos();
+    if (!s.ok()) return FailRow(state, s);
+    state.SetIterationTime(static_cast<double>(t1 - t0) * 1e-9);
+  }
+}
+
+absl::Status Succeeded(const absl::StatusOr<ExitStatus>& status) {
+  if (!status.ok()) return status.status();
+  if (!status->success()) return absl::InternalError(status->ToString());
+  return absl::OkStatus();
+}
+
+absl::Status Succeeded(const absl::StatusOr<CommandResult>& result) {
+  if (!result.ok()) return result.status();
+  if (!result->status.success()) return absl::InternalError(result->status.ToString());
+  return absl::OkStatus();
+}
+
+void BM_CommandRun(benchmark::State& state, bool capture) {
+  Command cmd(child_path);
+  if (capture) cmd.Stdout(Stdio::Pipe());
+  TimeEach(state, [&] { return Succeeded(cmd.Run()); });
+}
+
+void BM_SpawnPath(benchmark::State& state) {
+  ExecSpec spec(child_path, {child_path});
+  SpawnOptions options;
+  options.reset_signal_handlers = true;
+  TimeEach(state, [&]() -> absl::Status {
+    absl::StatusOr<Child> c = Spawn(CommandSpawnMethod(), spec, options);
+    if (!c.ok()) return c.status();
+    return Succeeded(c->Wait());
+  });
+}
+
+void BM_RawRun(benchmark::State& state, SpawnMethod method) {
+  ExecSpec spec(child_path, {child_path});
+  TimeEach(state, [&]() -> absl::Status {
+    absl::StatusOr<Child> c = Spawn(method, spec);
+    if (!c.ok()) return c.status();
+    return Succeeded(c->Wait());
+  });
+}
+
+// Start timed, wait untimed (or the other way round).
+void BM_StartOrWait(benchmark::State& state, bool use_command, bool time_start) {
+  ExecSpec spec(child_path, {child_path});
+  Command cmd(child_path);
+  for (auto _ : state) {
+    int64_t t0 = MonotonicNanos();
+    absl::Status done;
+    if (use_command) {
+      absl::StatusOr<Process> p = cmd.Start();
+      if (!p.ok()) return FailRow(state, p.status());
+      int64_t t1 = MonotonicNanos();
+      if (!time_start) t0 = t1;
+      done = Succeeded(p->Wait());
+      if (!time_start) t1 = MonotonicNanos();
+      if (!done.ok()) return FailRow(state, done);
+      state.SetIterationTime(static_cast<double>(t1 - t0) * 1e-9);
+    } else {
+      absl::StatusOr<Child> c = Spawn(SpawnMethod::kPosixSpawn, spec);
+      if (!c.ok()) return FailRow(state, c.status());
+      int64_t t1 = MonotonicNanos();
+      if (!time_start) t0 = t1;
+      done = Succeeded(c->Wait());
+      if (!time_start) t1 = MonotonicNanos();
+      if (!done.ok()) return FailRow(state, done);
+      state.SetIterationTime(static_cast<double>(t1 - t0) * 1e-9);
+    }
+  }
+}
+
+void BM_System(benchmark::State& state) {
+  TimeEach(state, []() -> absl::Status {
+    int r = std::system(child_path.c_str());
+    if (r != 0) return absl::InternalError(absl::StrCat("system() returned ", r));
+    return absl::OkStatus();
+  });
+}
+
+void BM_Popen(benchmark::State& state) {
+  TimeEach(state, []() -> absl::Status {
+    FILE* f = popen(child_path.c_str(), "re");
+    if (f == nullptr) return absl::ErrnoToStatus(errno, "popen");
+    int r = pclose(f);
+    if (r != 0) return absl::InternalError(absl::StrCat("pclose() returned ", r));
+    return absl::OkStatus();
+  });
+}
+
+void BM_Build(benchmark::State& state) {
+  for (auto _ : state) {
+    Command cmd(child_path);
+    cmd.Arg("-").Env("SPAWNLAB", "1").Timeout(absl::Seconds(1));
+    benchmark::DoNotOptimize(cmd);
+  }
+}
+
+void Register(const BenchOptions& options) {
+  child_path = absl::GetFlag(FLAGS_minimal_child);
+  if (child_path.empty()) {
+    absl::StatusOr<std::string> found = Runfile("lib/children/minimal_child");
+    if (!found.ok()) {
+      fprintf(stderr, "error: %s (give --minimal_child=PATH)\n",
+              std::string(found.status().message()).c_str());
+      exit(2);
+    }
+    child_path = *found;
+  }
+  benchmark::AddCustomContext("command.spawn_method",
+                              std::string(SpawnMethodName(CommandSpawnMethod())));
+  const std::string c = "/child:minimal";
+  auto add = [&](const std::string& name, auto fn, auto... args) {
+    return Configure(benchmark::RegisterBenchmark(name.c_str(), fn, args...), options);
+  };
+  add("command/api:command" + c + "/op:run", BM_CommandRun, false);
+  add("command/api:spawn" + c + "/op:run", BM_SpawnPath);
+  add("command/api:posix_spawn" + c + "/op:run", BM_RawRun, SpawnMethod::kPosixSpawn);
+  add("command/api:vfork" + c + "/op:run", BM_RawRun, SpawnMethod::kVfork);
+  add("command/api:clone" + c + "/op:run", BM_RawRun, SpawnMethod::kClone);
+  add("command/api:system" + c + "/op:run", BM_System);
+  add("command/api:popen" + c + "/op:run", BM_Popen);
+  add("command/api:command" + c + "/op:start", BM_StartOrWait, true, true);
+  add("command/api:command" + c + "/op:wait", BM_StartOrWait, true, false);
+  add("command/api:posix_spawn" + c + "/op:start", BM_StartOrWait, false, true);
+  add("command/api:posix_spawn" + c + "/op:wait", BM_StartOrWait, false, false);
+  add("command/api:command" + c + "/op:run-capture", BM_CommandRun, true);
+  Configure(benchmark::RegisterBenchmark("command/api:command/op:build", BM_Build), options,
+            Clock::kLibrary);
+}
+
+}  // namespace
+}  // namespace spawnlab
+
+int main(int argc, char** argv) {
+  return spawnlab::BenchMain(argc, argv, "command", spawnlab::Register);
+}
