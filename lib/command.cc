@@ -25,16 +25,24 @@ namespace {
 
 // The program's path: as given if it has a '/', else the first executable
 // match in $PATH (as execvp does), else NotFound.
+// `env` is the child's environment, or nullptr for the parent's own.
 absl::StatusOr<std::string> Resolve(const std::string& program,
-                                    const std::vector<std::string>& env) {
+                                    const std::vector<std::string>* env) {
   if (program.empty()) return absl::InvalidArgumentError("empty program name");
   if (absl::StrContains(program, '/')) return program;
   std::string path_var;
   bool found_path = false;
-  for (const std::string& kv : env) {
-    if (absl::StartsWith(kv, "PATH=")) {
-      path_var = kv.substr(5);
+  if (env == nullptr) {
+    if (const char* p = getenv("PATH")) {
+      path_var = p;
       found_path = true;
+    }
+  } else {
+    for (const std::string& kv : *env) {
+      if (absl::StartsWith(kv, "PATH=")) {
+        path_var = kv.substr(5);
+        found_path = true;
+      }
     }
   }
   if (!found_path) path_var = "/usr/local/bin:/usr/bin:/bin";
@@ -147,9 +155,11 @@ Command& Command::Timeout(absl::Duration timeout) {
 }
 
 absl::StatusOr<Process> Command::Start() const {
-  // The environment: inherited (unless cleared), then the changes in order.
+  // The environment: the parent's as it is (passed through untouched, no
+  // copy) unless it is cleared or changed; then a copy with the changes.
+  const bool own_env = clear_env_ || !env_changes_.empty();
   std::vector<std::string> env;
-  if (!clear_env_) {
+  if (own_env && !clear_env_) {
     for (char** e = environ; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
   }
   for (const auto& [key, value] : env_changes_) {
@@ -159,15 +169,20 @@ absl::StatusOr<Process> Command::Start() const {
               env.end());
     if (value.has_value()) env.push_back(prefix + *value);
   }
-  absl::StatusOr<std::string> path = Resolve(program_, env);
+  absl::StatusOr<std::string> path = Resolve(program_, own_env ? &env : nullptr);
   if (!path.ok()) return path.status();
   std::vector<std::string> argv = {program_};
   argv.insert(argv.end(), args_.begin(), args_.end());
-  ExecSpec spec(*path, std::move(argv), std::move(env));
+  ExecSpec spec = own_env ? ExecSpec(*path, std::move(argv), std::move(env))
+                          : ExecSpec(*path, std::move(argv));
 
   SpawnOptions options;
   options.working_dir = dir_;
   options.reset_signal_handlers = true;
+  // Wait() polls the pidfd only when it has pipes to watch.
+  options.want_pidfd = stdin_.kind() == Stdio::Kind::kPipe ||
+                       stdout_.kind() == Stdio::Kind::kPipe ||
+                       stderr_.kind() == Stdio::Kind::kPipe || input_.has_value();
   UniqueFd parent_ends[3];
   UniqueFd child_ends[3];
   const Stdio* streams[3] = {&stdin_, &stdout_, &stderr_};
@@ -226,14 +241,19 @@ absl::StatusOr<CommandResult> Process::Wait() {
   size_t written = 0;
   if (stdin_.valid() && input_.empty()) stdin_.reset();  // nothing to send: EOF now
   // The pidfd tells poll() when the child ends, so that a grandchild that
-  // inherited the output pipe cannot keep Wait() waiting.
-  UniqueFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, child_.pid(), 0)));
+  // inherited the output pipe cannot keep Wait() waiting: clone3 gave one;
+  // otherwise open one, but only if there is a pipe to watch.
+  UniqueFd opened;
+  if (child_.pidfd() < 0 && (stdin_.valid() || stdout_.valid() || stderr_.valid())) {
+    opened.reset(static_cast<int>(syscall(SYS_pidfd_open, child_.pid(), 0)));
+  }
+  const int pidfd = child_.pidfd() >= 0 ? child_.pidfd() : opened.get();
   bool exited = false;
   while (!exited && (stdin_.valid() || stdout_.valid() || stderr_.valid())) {
     struct pollfd fds[4] = {{stdin_.get(), POLLOUT, 0},
                             {stdout_.get(), POLLIN, 0},
                             {stderr_.get(), POLLIN, 0},
-                            {pidfd.get(), POLLIN, 0}};  // poll skips the -1 entries
+                            {pidfd, POLLIN, 0}};  // poll skips the -1 entries
     int timeout_ms = -1;
     if (deadline_.has_value()) {
       absl::Duration left = *deadline_ - absl::Now();

@@ -57,6 +57,7 @@ struct ExecArgs {
   const std::pair<int, int>* fd_map = nullptr;
   size_t fd_map_size = 0;
   const char* working_dir = nullptr;  // nullptr: stay
+  int exec_fd = -1;                   // >= 0: execveat(exec_fd, "", AT_EMPTY_PATH)
   bool reset_handlers_in_child = false;
   const sigset_t* restore_mask = nullptr;  // unblock to this before exec
   int error_fd = -1;                        // copy-on-write methods: the O_CLOEXEC pipe
@@ -91,7 +92,11 @@ __attribute__((no_sanitize("address"))) int PrepareAndExec(ExecArgs* args, int* 
     *stage = kStageChdir;
     return errno;
   }
-  execve(args->path, args->argv, args->envp);
+  if (args->exec_fd >= 0) {
+    syscall(SYS_execveat, args->exec_fd, "", args->argv, args->envp, AT_EMPTY_PATH);
+  } else {
+    execve(args->path, args->argv, args->envp);
+  }
   *stage = kStageExec;
   return errno;
 }
@@ -149,6 +154,7 @@ ExecArgs MakeArgs(const ExecSpec& spec, const SpawnOptions& options) {
   args.fd_map = options.fd_map.data();
   args.fd_map_size = options.fd_map.size();
   if (!options.working_dir.empty()) args.working_dir = options.working_dir.c_str();
+  args.exec_fd = options.exec_fd;
   return args;
 }
 
@@ -203,7 +209,8 @@ absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method, const ExecSpec& spe
       break;
     case SpawnMethod::kClone3: {
       struct clone_args ca = {};
-      ca.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD;
+      ca.flags = CLONE_VM | CLONE_VFORK;
+      if (options.want_pidfd) ca.flags |= CLONE_PIDFD;
       if (options.reset_signal_handlers) ca.flags |= CLONE_CLEAR_SIGHAND;
       ca.pidfd = reinterpret_cast<uintptr_t>(&pidfd);
       ca.exit_signal = SIGCHLD;
@@ -253,7 +260,7 @@ absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method, const ExecSpec& spe
     saved_errno = errno;
   } else {
     struct clone_args ca = {};
-    ca.flags = CLONE_PIDFD;
+    ca.flags = options.want_pidfd ? CLONE_PIDFD : 0;
     ca.pidfd = reinterpret_cast<uintptr_t>(&pidfd);
     ca.exit_signal = SIGCHLD;
     long r = spawnlab_clone3(&ca, sizeof(ca), ExecReportingOnPipe, &args);
@@ -281,6 +288,9 @@ absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method, const ExecSpec& spe
 }
 
 absl::StatusOr<Child> SpawnPosix(const ExecSpec& spec, const SpawnOptions& options) {
+  if (options.exec_fd >= 0) {
+    return absl::InvalidArgumentError("posix_spawn cannot exec a descriptor (exec_fd)");
+  }
   // glibc's posix_spawn already blocks signals and resets handlers in its
   // child, so reset_signal_handlers needs nothing more here.
   posix_spawn_file_actions_t actions;

@@ -141,6 +141,14 @@ struct SpawnOptions {
   // Reset the parent's signal handlers to SIG_DFL in the child before any of
   // the above runs (see the top of this file).
   bool reset_signal_handlers = false;
+  // If >= 0, exec this descriptor (execveat with AT_EMPTY_PATH, as fexecve
+  // does) instead of opening spec.path(), which then only names it in errors.
+  // An O_PATH descriptor or a memfd work; posix_spawn cannot do this
+  // (InvalidArgument).
+  int exec_fd = -1;
+  // clone3 and clone3-cow make a pidfd for the child (CLONE_PIDFD); false
+  // saves creating and closing it when nothing will poll it.
+  bool want_pidfd = true;
 };
 
 // Starts `spec` by `method`. Returns once the child has exec'd (all methods

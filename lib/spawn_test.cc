@@ -160,12 +160,18 @@ TEST_P(SpawnTest, KillEndsTheChildWithTheSignal) {
   EXPECT_EQ(child->Wait().status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
-TEST_P(SpawnTest, Clone3MethodsGiveAPidfd) {
+TEST_P(SpawnTest, Clone3MethodsGiveAPidfdUnlessToldNot) {
   absl::StatusOr<Child> child = Spawn(GetParam(), ExecSpec("/bin/sleep", {"sleep", "600"}));
   ASSERT_TRUE(child.ok()) << child.status();
   bool wants_pidfd =
       GetParam() == SpawnMethod::kClone3 || GetParam() == SpawnMethod::kClone3Cow;
   EXPECT_EQ(child->pidfd() >= 0, wants_pidfd);
+  SpawnOptions no_pidfd;
+  no_pidfd.want_pidfd = false;
+  absl::StatusOr<Child> other =
+      Spawn(GetParam(), ExecSpec("/bin/sleep", {"sleep", "600"}), no_pidfd);
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_EQ(other->pidfd(), -1);
 }
 
 // Runs `script` under /bin/sh with `options` plus stdout mapped to a pipe;
@@ -208,6 +214,28 @@ TEST_P(SpawnTest, MissingWorkingDirectoryIsNotFoundNamingIt) {
   ASSERT_FALSE(child.ok());
   EXPECT_EQ(child.status().code(), absl::StatusCode::kNotFound) << child.status();
   EXPECT_THAT(child.status().message(), HasSubstr("no-such-dir"));
+  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+}
+
+TEST_P(SpawnTest, ExecsADescriptor) {
+  absl::StatusOr<std::string> path = Runfile("lib/children/minimal_child");
+  ASSERT_TRUE(path.ok());
+  UniqueFd fd(open(path->c_str(), O_PATH | O_CLOEXEC));
+  ASSERT_TRUE(fd.valid());
+  SpawnOptions options;
+  options.exec_fd = fd.get();
+  absl::StatusOr<Child> child =
+      Spawn(GetParam(), ExecSpec("minimal_child (by descriptor)", {"minimal_child", "-", "4"}),
+            options);
+  if (GetParam() == SpawnMethod::kPosixSpawn) {
+    EXPECT_EQ(child.status().code(), absl::StatusCode::kInvalidArgument);
+    return;
+  }
+  ASSERT_TRUE(child.ok()) << child.status();
+  absl::StatusOr<ExitStatus> status = child->Wait();
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(status->exit_code(), 4);
+  fd.reset();
   EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
 }
 

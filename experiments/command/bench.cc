@@ -73,8 +73,9 @@ void BM_CommandRun(benchmark::State& state, bool capture) {
 
 void BM_SpawnPath(benchmark::State& state) {
   ExecSpec spec(child_path, {child_path});
-  SpawnOptions options;
+  SpawnOptions options;  // what Command asks for a child with no pipes
   options.reset_signal_handlers = true;
+  options.want_pidfd = false;
   TimeEach(state, [&]() -> absl::Status {
     absl::StatusOr<Child> c = Spawn(CommandSpawnMethod(), spec, options);
     if (!c.ok()) return c.status();
@@ -183,5 +184,7 @@ void Register(const BenchOptions& options) {
 }  // namespace spawnlab
 
 int main(int argc, char** argv) {
-  return spawnlab::BenchMain(argc, argv, "command", spawnlab::Register);
+  spawnlab::BenchDefaults defaults;
+  defaults.random_interleaving = true;  // no per-row setup to repeat
+  return spawnlab::BenchMain(argc, argv, "command", spawnlab::Register, defaults);
 }
