@@ -101,9 +101,13 @@ std::string DefaultResultsPath(absl::string_view root, absl::string_view experim
 
 int BenchMain(int argc, char** argv, absl::string_view experiment,
               const std::function<void(const BenchOptions&)>& register_benchmarks,
-              RowTime row_time) {
-  bool user_chose_out = false, user_chose_repetitions = false, user_chose_min_time = false;
+              BenchDefaults bench_defaults) {
+  bool user_chose_out = false, user_chose_repetitions = false, user_chose_min_time = false,
+       user_chose_interleaving = false;
   for (int i = 1; i < argc; ++i) {
+    if (absl::StartsWith(argv[i], "--benchmark_enable_random_interleaving")) {
+      user_chose_interleaving = true;
+    }
     if (absl::StartsWith(argv[i], "--benchmark_out=")) user_chose_out = true;
     if (absl::StartsWith(argv[i], "--benchmark_repetitions=")) user_chose_repetitions = true;
     if (absl::StartsWith(argv[i], "--benchmark_min_time=")) user_chose_min_time = true;
@@ -148,8 +152,12 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
     defaults.push_back(absl::StrCat("--benchmark_repetitions=", options.quick ? 2 : 9));
   }
   if (!user_chose_min_time) {
-    defaults.push_back(
-        absl::StrCat("--benchmark_min_time=", options.quick ? row_time.quick : row_time.full));
+    defaults.push_back(absl::StrCat("--benchmark_min_time=", options.quick
+                                                                 ? bench_defaults.quick_min_time
+                                                                 : bench_defaults.min_time));
+  }
+  if (!user_chose_interleaving && bench_defaults.random_interleaving) {
+    defaults.push_back("--benchmark_enable_random_interleaving=true");
   }
   if (!user_chose_out) {
     if (absl::Status s = MakeDirs(out); !s.ok()) {
@@ -170,6 +178,8 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   benchmark::AddCustomContext("spawnlab.experiment", std::string(experiment));
   benchmark::AddCustomContext("spawnlab.quick", options.quick ? "true" : "false");
   benchmark::AddCustomContext("spawnlab.pinned_cpu", pinned);
+  benchmark::AddCustomContext("spawnlab.random_interleaving",
+                              bench_defaults.random_interleaving ? "true" : "false");
 
   register_benchmarks(options);
   CountingConsoleReporter console;

@@ -78,17 +78,23 @@ int64_t MonotonicNanos();
 // results/<kernel-release>/<experiment>.json under `root`.
 std::string DefaultResultsPath(absl::string_view root, absl::string_view experiment);
 
-// How long each repetition of a row runs at least, in seconds.
-struct RowTime {
-  double full = 0.05;
-  double quick = 0.001;
+// A bench's defaults for Google Benchmark's own flags (the command line wins).
+struct BenchDefaults {
+  // How long each repetition of a row runs at least, in seconds.
+  double min_time = 0.05;
+  double quick_min_time = 0.001;
+  // Shuffle the repetitions of all rows (--benchmark_enable_random_interleaving),
+  // so that a slow phase of a shared machine, or the first rows of a run
+  // being slower, is spread over every row instead of biasing some. Not for
+  // benches whose rows share costly setup (the clone3 bench's ballast).
+  bool random_interleaving = false;
 };
 
 // Runs a bench; see the top of this file. `register_benchmarks` is called after
 // the flags are parsed, so that it can size the rows by `options`.
 int BenchMain(int argc, char** argv, absl::string_view experiment,
               const std::function<void(const BenchOptions&)>& register_benchmarks,
-              RowTime row_time = {});
+              BenchDefaults defaults = {});
 
 }  // namespace spawnlab
 
