@@ -7,6 +7,7 @@
 #include <limits>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -58,6 +59,12 @@ absl::Status CheckRule(const Claim& c, absl::string_view where) {
   if (kind == "ratio") {
     checks = {NeedRegex(r, "numerator", where), NeedRegex(r, "denominator", where),
               NeedNumber(r, "claimed", where), NeedNumber(r, "tolerance", where)};
+    if (r.contains("metric") && (!r["metric"].is_string() ||
+                                 (r["metric"] != "time" &&
+                                  !absl::StartsWith(r["metric"].get<std::string>(), "counter:")))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": 'metric' is \"time\" or \"counter:NAME\""));
+    }
   } else if (kind == "absolute") {
     checks = {NeedRegex(r, "rows", where), NeedNumber(r, "claimed_low_ns", where),
               NeedNumber(r, "claimed_high_ns", where), NeedNumber(r, "factor", where),
@@ -145,10 +152,21 @@ Verdict EvaluateRatio(const nlohmann::json& r, const ResultsFile& file) {
   const Series* den = One(file, r["denominator"], &v);
   if (den == nullptr) return v;
   const double claimed = r["claimed"], tolerance = r["tolerance"];
-  const double measured = num->Median() / den->Median();
-  const double p = PValue(*num, *den);
-  v.measured = absl::StrCat(Ratio(measured), " (", FormatNanos(num->Median()), " / ",
-                            FormatNanos(den->Median()), ", medians",
+  // A ratio of times by default; "metric": "counter:NAME" compares a counter
+  // (a file size, a syscall count), which has no repetitions to test.
+  const std::string metric = r.value("metric", "time");
+  const bool of_time = metric == "time";
+  const double a = num->Metric(metric), b = den->Metric(metric);
+  if (std::isnan(a) || std::isnan(b) || b == 0) {
+    v.word = "pending";
+    v.reason = absl::StrCat("the rows have no ", metric);
+    return v;
+  }
+  const double measured = a / b;
+  const double p = of_time ? PValue(*num, *den) : std::numeric_limits<double>::quiet_NaN();
+  auto show = [&](double x) { return of_time ? FormatNanos(x) : absl::StrFormat("%.6g", x); };
+  v.measured = absl::StrCat(Ratio(measured), " (", show(a), " / ", show(b),
+                            of_time ? ", medians" : absl::StrCat(", ", metric.substr(8)),
                             std::isnan(p) ? "" : absl::StrFormat(", U test p=%.2g", p), ")");
   const bool claimed_up = claimed > 1, measured_up = measured > 1;
   if (!std::isnan(p) && p >= kSignificance && claimed != 1) {
@@ -171,7 +189,7 @@ Verdict EvaluateRatio(const nlohmann::json& r, const ResultsFile& file) {
                             Ratio(claimed), " (tolerance ",
                             absl::StrFormat("%.0f%%", tolerance * 100), ")");
   }
-  if (std::isnan(p)) absl::StrAppend(&v.reason, "; no repetitions to test significance");
+  if (std::isnan(p) && of_time) absl::StrAppend(&v.reason, "; no repetitions to test significance");
   return v;
 }
 

@@ -8,7 +8,8 @@
 //   ratio      median(numerator) / median(denominator) against the claimed ratio:
 //              reproduced within `tolerance` (relative), direction-only outside
 //              it, contradicted if the direction is opposite or the U test finds
-//              no significant difference where one was claimed.
+//              no significant difference where one was claimed. With
+//              "metric": "counter:NAME" it compares a user counter instead.
 //   absolute   a claimed time range against the floor measured here (the least
 //              min of the matching rows): implausible when the claim is more
 //              than `implausible_factor` below the floor, reproduced within

@@ -22,11 +22,6 @@ std::string Cell(absl::string_view s) {
   return absl::StrReplaceAll(s, {{"|", "\\|"}, {"\n", " "}});
 }
 
-std::string Relative(const std::string& path, const std::string& root) {
-  if (root.empty()) return path;
-  std::string parent = root.substr(0, root.rfind('/') + 1);
-  return absl::StartsWith(path, parent) ? path.substr(parent.size()) : path;
-}
 
 std::string ShortRevision(const ResultsFile& f) {
   auto it = f.context.find("git.revision");
@@ -336,7 +331,7 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& files) {
 
 std::string ExperimentReport(const std::string& experiment,
                              const std::vector<const ResultsFile*>& files,
-                             const std::vector<const ResultsFile*>& all, const std::string& root) {
+                             const std::vector<const ResultsFile*>& all) {
   std::string out = absl::StrCat(kGeneratedMarker, "\n\n# ", experiment, "\n\n");
   if (experiment != "crosscheck") {
     absl::StrAppend(&out, "The question, the hypothesis and how to run it: [experiments/",
@@ -346,7 +341,7 @@ std::string ExperimentReport(const std::string& experiment,
                   "*n* repetitions of each row; compare rows within one run.\n\n");
   for (const ResultsFile* f : files) {
     absl::StrAppend(&out, "## ", f->kernel(), " on ", f->host(), Quick(*f) ? " (quick run)" : "",
-                    "\n\n", "From `", Relative(f->path, root), "`, git ", ShortRevision(*f),
+                    "\n\n", "From `", f->path, "`, git ", ShortRevision(*f),
                     ", ", Ctx(*f, "cpu.model"), ", ", Ctx(*f, "virtualization"), ".\n\n");
     if (Quick(*f)) {
       absl::StrAppend(&out, "This is a `--quick` smoke run: too few repetitions to conclude ",
@@ -363,7 +358,7 @@ std::string ExperimentReport(const std::string& experiment,
 // ---- Index and ledger -----------------------------------------------------
 
 std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet& set,
-                  const std::map<std::string, int>& verdict_counts, const std::string& root) {
+                  const std::map<std::string, int>& verdict_counts) {
   std::string out = absl::StrCat(
       kGeneratedMarker, "\n\n# spawnlab reports\n\n",
       "Generated from the results files under `results/`. The claims ledger is in ",
@@ -408,7 +403,7 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
   if (!set.errors.empty()) {
     absl::StrAppend(&out, "\n## Files that could not be read\n\n");
     for (const absl::Status& e : set.errors) {
-      absl::StrAppend(&out, "- ", Cell(Relative(std::string(e.message()), root)), "\n");
+      absl::StrAppend(&out, "- ", Cell(e.message()), "\n");
     }
   }
   absl::StrAppend(&out, "\n## Claims\n\n| verdict | claims |\n|---|---:|\n");
@@ -450,13 +445,12 @@ std::string Ledger(const std::vector<Claim>& claims, const std::vector<ResultsFi
 }  // namespace
 
 std::map<std::string, std::string> BuildReports(const ResultsSet& results,
-                                                const std::vector<Claim>& claims,
-                                                const std::string& results_root) {
+                                                const std::vector<Claim>& claims) {
   std::map<std::string, std::string> out;
   const std::vector<const ResultsFile*> files = Sorted(results);
   std::map<std::string, int> counts;
   out["claims.md"] = Ledger(claims, results.files, &counts);
-  out["README.md"] = Index(files, results, counts, results_root);
+  out["README.md"] = Index(files, results, counts);
   std::map<std::string, std::vector<const ResultsFile*>> by_experiment;
   for (const ResultsFile* f : files) {
     // The name becomes a file name: keep it to [a-z0-9_-].
@@ -468,7 +462,7 @@ std::map<std::string, std::string> BuildReports(const ResultsSet& results,
     by_experiment[safe && name != "README" && name != "claims" ? name : "unnamed"].push_back(f);
   }
   for (const auto& [experiment, group] : by_experiment) {
-    out[experiment + ".md"] = ExperimentReport(experiment, group, files, results_root);
+    out[experiment + ".md"] = ExperimentReport(experiment, group, files);
   }
   return out;
 }

@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
     std::cerr << "error: cannot create " << reports_dir << ": " << strerror(errno) << "\n";
     return 2;
   }
-  std::map<std::string, std::string> files = analysis::BuildReports(set, *claims, results_dir);
+  std::map<std::string, std::string> files = analysis::BuildReports(set, *claims);
   // Remove generated reports that are no longer produced.
   if (DIR* d = opendir(reports_dir.c_str())) {
     while (struct dirent* e = readdir(d)) {

@@ -10,9 +10,11 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/match.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/stats.h"
 #include "lib/bench.h"
@@ -56,6 +58,14 @@ double Series::Stddev() const {
   return samples_ns.size() < 2 ? AggregateOr(*this, "stddev") : analysis::Stddev(samples_ns);
 }
 int Series::Repetitions() const { return static_cast<int>(samples_ns.size()); }
+
+double Series::Metric(absl::string_view metric) const {
+  if (metric == "time") return Median();
+  absl::string_view name = metric;
+  if (!absl::ConsumePrefix(&name, "counter:")) return kNaN;
+  auto it = counters.find(std::string(name));
+  return it == counters.end() ? kNaN : analysis::Median(it->second);
+}
 
 std::string ResultsFile::experiment() const {
   auto it = context.find("spawnlab.experiment");
@@ -136,6 +146,11 @@ absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_vi
       Series s;
       s.name = parsed->canonical;
       s.parsed = *parsed;
+      s.order = static_cast<double>(out.series.size());
+      if (row.contains("family_index") && row["family_index"].is_number()) {
+        s.order = row["family_index"].get<double>() * 1e6 +
+                  row.value("per_family_instance_index", 0.0);
+      }
       out.series.push_back(std::move(s));
     }
     Series& series = out.series[it->second];
@@ -162,10 +177,22 @@ absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_vi
     }
     if (*run_type == "aggregate") {
       series.aggregate_ns[*aggregate] = ns;
-    } else {
-      series.samples_ns.push_back(ns);
+      continue;
+    }
+    series.samples_ns.push_back(ns);
+    // Every other number in an iteration row is a user counter.
+    static const std::set<std::string>* const kFields = new std::set<std::string>{
+        "family_index", "per_family_instance_index", "repetitions", "repetition_index",
+        "threads", "iterations", "real_time", "cpu_time"};
+    for (auto& [key, value] : row.items()) {
+      if (value.is_number() && kFields->count(key) == 0) {
+        const double v = value.get<double>();
+        if (std::isfinite(v)) series.counters[key].push_back(v);
+      }
     }
   }
+  std::stable_sort(out.series.begin(), out.series.end(),
+                   [](const Series& a, const Series& b) { return a.order < b.order; });
   return out;
 }
 
@@ -203,9 +230,17 @@ ResultsSet LoadResultsDir(const std::string& dir) {
   std::vector<std::string> paths;
   FindJson(dir, &paths);
   std::sort(paths.begin(), paths.end());
+  // Files are named from the results folder's own name down ("results/6.18/
+  // clone3.json"), so that reports do not depend on where the checkout is.
+  std::string root = dir;
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  const size_t cut = root.rfind('/') == std::string::npos ? 0 : root.rfind('/') + 1;
   ResultsSet set;
   for (const std::string& p : paths) {
-    absl::StatusOr<ResultsFile> f = LoadResultsFile(p);
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    absl::StatusOr<ResultsFile> f = ParseResults(buffer.str(), p.substr(cut));
     if (f.ok()) {
       set.files.push_back(*std::move(f));
     } else {

@@ -34,7 +34,10 @@ struct Series {
   spawnlab::BenchName parsed;
   std::vector<double> samples_ns;              // one per repetition
   std::map<std::string, double> aggregate_ns;  // "median", "min", "mean", "stddev"
+  // Google Benchmark's user counters (state.counters), one value per repetition.
+  std::map<std::string, std::vector<double>> counters;
   std::string skipped;                         // the reason, if skipped
+  double order = 0;                            // family_index, then instance
   std::string error;                           // the message, if it failed
 
   bool measured() const { return skipped.empty() && error.empty(); }
@@ -45,12 +48,17 @@ struct Series {
   double Mean() const;
   double Stddev() const;
   int Repetitions() const;
+  // "time" (the median time, ns) or "counter:NAME" (the median of that
+  // counter); NaN if the series has no such value.
+  double Metric(absl::string_view metric) const;
 };
 
 struct ResultsFile {
   std::string path;
   std::map<std::string, std::string> context;  // non-string values as JSON text
-  std::vector<Series> series;                  // in the order the file lists them
+  // In the order the bench registered them (Google Benchmark's family_index,
+  // where the file has it: an interleaved run writes rows in the order they ran).
+  std::vector<Series> series;
 
   std::string experiment() const;  // context spawnlab.experiment, else the file's stem
   std::string kernel() const;      // context kernel.release, else the folder name
@@ -63,7 +71,8 @@ absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_vi
 absl::StatusOr<ResultsFile> LoadResultsFile(const std::string& path);
 
 // Every *.json under `dir` (recursively), sorted by path: the files that
-// parsed, and one error for each that did not.
+// parsed, and one error for each that did not. Each file's path (and its
+// errors) name it from the last component of `dir` down ("results/k/x.json").
 struct ResultsSet {
   std::vector<ResultsFile> files;
   std::vector<absl::Status> errors;
