@@ -88,12 +88,6 @@ void FailRow(benchmark::State& state, const absl::Status& error) {
   state.SkipWithError(error.ToString().c_str());
 }
 
-int64_t MonotonicNanos() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
-
 std::string DefaultResultsPath(absl::string_view root, absl::string_view experiment) {
   return absl::StrCat(root, root.empty() ? "" : "/", "results/", KernelRelease(), "/",
                       experiment, ".json");

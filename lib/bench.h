@@ -42,6 +42,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
+#include "lib/clock.h"  // MonotonicNanos
 
 namespace spawnlab {
 
@@ -71,9 +72,6 @@ benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
 void SkipRow(benchmark::State& state, const absl::Status& why);
 // Marks the row failed.
 void FailRow(benchmark::State& state, const absl::Status& error);
-
-// CLOCK_MONOTONIC in nanoseconds: the clock the children report, too.
-int64_t MonotonicNanos();
 
 // results/<kernel-release>/<experiment>.json under `root`.
 std::string DefaultResultsPath(absl::string_view root, absl::string_view experiment);

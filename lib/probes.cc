@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
+#include <linux/perf_event.h>
 #include <linux/sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -204,6 +205,36 @@ absl::Status ProbeExecveat() {
   return *result;
 }
 
+absl::Status ProbePerfInstructions() {
+  static const absl::Status* const result = [] {
+    struct perf_event_attr attr = {};
+    attr.size = sizeof(attr);
+    attr.type = PERF_TYPE_HARDWARE;
+    attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+    attr.disabled = 1;
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+    long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd >= 0) {
+      close(static_cast<int>(fd));
+      return new absl::Status();
+    }
+    const int err = errno;
+    std::string why;
+    if (err == ENOENT || err == EOPNOTSUPP) {
+      why = "this machine does not expose a hardware instruction counter (a VM often does not)";
+    } else if (err == EACCES || err == EPERM) {
+      why = absl::StrCat("not permitted (kernel.perf_event_paranoid=",
+                         ReadFirstLine("/proc/sys/kernel/perf_event_paranoid"), ")");
+    } else {
+      why = strerror(err);
+    }
+    return new absl::Status(absl::ErrnoToStatus(
+        err, absl::StrCat("perf_event_open(PERF_COUNT_HW_INSTRUCTIONS): ", why)));
+  }();
+  return *result;
+}
+
 std::vector<std::pair<std::string, absl::Status>> AllProbes() {
   return {
       {"clone3", ProbeClone3()},
@@ -214,6 +245,7 @@ std::vector<std::pair<std::string, absl::Status>> AllProbes() {
       {"io_uring", ProbeIoUring()},
       {"memfd_create", ProbeMemfdCreate()},
       {"execveat", ProbeExecveat()},
+      {"perf_instructions", ProbePerfInstructions()},
   };
 }
 

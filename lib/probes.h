@@ -28,6 +28,7 @@ absl::Status ProbeIoUring();          // io_uring_setup(2), and io_uring_disable
 absl::Status ProbeIoUringOpcode(int opcode);  // via io_uring_get_probe
 absl::Status ProbeMemfdCreate();      // memfd_create(2), Linux 3.17
 absl::Status ProbeExecveat();         // execveat(2), Linux 3.19
+absl::Status ProbePerfInstructions(); // perf_event_open of retired instructions
 
 // Every probe above but the per-opcode one, by name ("clone3", ...), for the
 // environment record.

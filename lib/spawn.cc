@@ -481,6 +481,11 @@ absl::StatusOr<ExitStatus> Child::WaitFor(absl::Duration timeout) {
   }
 }
 
+pid_t Child::Release() {
+  pidfd_.reset();
+  return std::exchange(pid_, -1);
+}
+
 absl::Status Child::Kill(int signal) {
   if (pid_ <= 0) return absl::FailedPreconditionError("child already reaped");
   if (kill(pid_, signal) != 0) {

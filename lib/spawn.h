@@ -123,6 +123,9 @@ class Child {
   absl::StatusOr<ExitStatus> WaitFor(absl::Duration timeout);
   // Sends `signal` to a child that has not been reaped.
   absl::Status Kill(int signal);
+  // Gives the child up without killing or reaping it, for a caller that reaps
+  // it (or has reaped it) itself; returns its pid.
+  pid_t Release();
 
  private:
   void KillAndReap();

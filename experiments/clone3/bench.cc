@@ -16,9 +16,6 @@
 // Each iteration spawns one child and reaps it; the first spawn of a row is a
 // warm-up and not timed. Times are manual (UseManualTime), per spawn.
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cstdint>
 #include <fstream>
 #include <iostream>
@@ -36,7 +33,7 @@
 #include "lib/probes.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
-#include "lib/unique_fd.h"
+#include "lib/timed_spawn.h"
 
 ABSL_FLAG(std::string, static_child, "", "Path of the static child (default: from runfiles).");
 ABSL_FLAG(std::string, dynamic_child, "", "Path of the dynamic child (default: from runfiles).");
@@ -119,30 +116,6 @@ absl::Status EnsureParent(const ParentSize& parent) {
   return absl::OkStatus();
 }
 
-struct SpawnTimes {
-  int64_t to_start_ns;  // spawn call to the child's first clock reading
-  int64_t to_exit_ns;   // spawn call to the child reaped
-};
-
-// One measured spawn. `clock_fd` is the non-blocking read end of the pipe the
-// child writes its clock reading into.
-absl::StatusOr<SpawnTimes> SpawnOnce(SpawnMethod method, const ExecSpec& spec, int clock_fd) {
-  const int64_t t0 = MonotonicNanos();
-  absl::StatusOr<Child> child = Spawn(method, spec);
-  if (!child.ok()) return child.status();
-  absl::StatusOr<ExitStatus> status = child->Wait();
-  const int64_t t1 = MonotonicNanos();
-  if (!status.ok()) return status.status();
-  if (!status->success()) {
-    return absl::InternalError(absl::StrCat(spec.path(), " ended with ", status->ToString()));
-  }
-  int64_t child_clock;
-  if (read(clock_fd, &child_clock, sizeof(child_clock)) != sizeof(child_clock)) {
-    return absl::DataLossError(absl::StrCat(spec.path(), " wrote no clock reading"));
-  }
-  return SpawnTimes{child_clock - t0, t1 - t0};
-}
-
 void BM_Spawn(benchmark::State& state, SpawnMethod method, std::string child_path,
               const ParentSize* parent, bool until_start) {
   if (method == SpawnMethod::kClone3 || method == SpawnMethod::kClone3Cow) {
@@ -151,21 +124,12 @@ void BM_Spawn(benchmark::State& state, SpawnMethod method, std::string child_pat
   if (absl::Status s = EnsureParent(*parent); !s.ok()) {
     return absl::IsUnavailable(s) ? SkipRow(state, s) : FailRow(state, s);
   }
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
-    return FailRow(state, absl::ErrnoToStatus(errno, "pipe2"));
-  }
-  UniqueFd read_end(fds[0]);
-  UniqueFd write_end(fds[1]);
-  // The child inherits a copy of the write end without O_CLOEXEC.
-  UniqueFd inherited(fcntl(write_end.get(), F_DUPFD, 3));
-  if (!inherited.valid()) return FailRow(state, absl::ErrnoToStatus(errno, "F_DUPFD"));
-  ExecSpec spec(child_path, {child_path, absl::StrCat(inherited.get())});
-
-  absl::StatusOr<SpawnTimes> warm = SpawnOnce(method, spec, read_end.get());
+  absl::StatusOr<TimedSpawner> spawner = TimedSpawner::Create(child_path);
+  if (!spawner.ok()) return FailRow(state, spawner.status());
+  absl::StatusOr<SpawnTimes> warm = spawner->Once(method);
   if (!warm.ok()) return FailRow(state, warm.status());
   for (auto _ : state) {
-    absl::StatusOr<SpawnTimes> t = SpawnOnce(method, spec, read_end.get());
+    absl::StatusOr<SpawnTimes> t = spawner->Once(method);
     if (!t.ok()) {
       FailRow(state, t.status());
       break;
