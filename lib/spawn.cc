@@ -27,6 +27,13 @@
 extern char** environ;
 
 
+// The inline experiment builds this file three ways (experiments/inline):
+// SPAWNLAB_WRAPPER is then __attribute__((noinline)) or always_inline on the
+// internal wrappers below. By default it is nothing: the compiler decides.
+#ifndef SPAWNLAB_WRAPPER
+#define SPAWNLAB_WRAPPER
+#endif
+
 namespace spawnlab {
 namespace {
 
@@ -121,7 +128,7 @@ int ExecReportingOnPipe(void* p) {
   _exit(127);
 }
 
-pid_t WaitPidRetrying(pid_t pid, int* status, int options) {
+SPAWNLAB_WRAPPER pid_t WaitPidRetrying(pid_t pid, int* status, int options) {
   pid_t r;
   do {
     r = waitpid(pid, status, options);
@@ -149,7 +156,7 @@ absl::Status ChildFailed(pid_t pid, int err, int stage, SpawnMethod method,
   return absl::ErrnoToStatus(err, absl::StrCat(what, " (", SpawnMethodName(method), ")"));
 }
 
-ExecArgs MakeArgs(const ExecSpec& spec, const SpawnOptions& options) {
+SPAWNLAB_WRAPPER ExecArgs MakeArgs(const ExecSpec& spec, const SpawnOptions& options) {
   ExecArgs args{spec.path(), spec.argv(), spec.envp()};
   args.fd_map = options.fd_map.data();
   args.fd_map_size = options.fd_map.size();
@@ -238,7 +245,8 @@ absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method, const ExecSpec& spe
   return Child(pid, std::move(owned_pidfd));
 }
 
-absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method, const ExecSpec& spec,
+SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method,
+                                                          const ExecSpec& spec,
                                          const SpawnOptions& options) {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -287,7 +295,8 @@ absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method, const ExecSpec& spe
   return Child(pid, std::move(owned_pidfd));
 }
 
-absl::StatusOr<Child> SpawnPosix(const ExecSpec& spec, const SpawnOptions& options) {
+SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnPosix(const ExecSpec& spec,
+                                                  const SpawnOptions& options) {
   if (options.exec_fd >= 0) {
     return absl::InvalidArgumentError("posix_spawn cannot exec a descriptor (exec_fd)");
   }
