@@ -1,0 +1,135 @@
+// bench.cc: what does the way a program is linked cost when it is spawned,
+// and what does the way its *parent* is linked cost the spawn?
+//
+//   bazel run //experiments/linking:bench [-- --quick]
+//
+// Rows:
+//   exec/child-link:L/until:U   the child linked L = static, static-pie, dynamic
+//                               (libc only), dynamic-many (every Abseil and re2
+//                               shared object), spawned by vfork from this
+//                               bench; U = start (to main) or exit (to reaped).
+//                               Counters: mappings (the child's /proc/self/maps
+//                               lines at main) and syscalls (from exec to exit,
+//                               counted under ptrace, execve included).
+//   spawn/parent-link:P/method:M/until:exit
+//                               the parent linked P = static or dynamic (the
+//                               same many shared objects), spawning the minimal
+//                               child by M = fork or vfork: a spawner
+//                               (//lib/spawner) built two ways, timing itself.
+//                               Counter: parent_mappings.
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "lib/bench.h"
+#include "lib/runfiles.h"
+#include "lib/spawn.h"
+#include "lib/spawner/driver.h"
+#include "lib/syscall_count.h"
+#include "lib/timed_spawn.h"
+
+namespace spawnlab {
+namespace {
+
+std::string Find(const std::string& runfile) {
+  absl::StatusOr<std::string> p = Runfile(runfile);
+  if (!p.ok()) {
+    fprintf(stderr, "error: %s\n", std::string(p.status().message()).c_str());
+    exit(2);
+  }
+  return *p;
+}
+
+// The child's counters, measured once per variant (ptrace is slow).
+struct ChildCounters {
+  int64_t mappings = -1;
+  absl::StatusOr<int> syscalls = 0;
+};
+
+const ChildCounters& CountersFor(const std::string& child, TimedSpawner& spawner) {
+  static auto* cache = new std::map<std::string, ChildCounters>;
+  auto it = cache->find(child);
+  if (it != cache->end()) return it->second;
+  ChildCounters c;
+  absl::StatusOr<int64_t> maps = spawner.ChildMappings(SpawnMethod::kVfork);
+  if (maps.ok()) c.mappings = *maps;
+  c.syscalls = CountSyscalls(ExecSpec(child, {child}));
+  return (*cache)[child] = c;
+}
+
+void BM_ChildExec(benchmark::State& state, std::string child, bool until_start) {
+  absl::StatusOr<TimedSpawner> spawner = TimedSpawner::Create(child);
+  if (!spawner.ok()) return FailRow(state, spawner.status());
+  const ChildCounters& counters = CountersFor(child, *spawner);
+  absl::StatusOr<SpawnTimes> warm = spawner->Once(SpawnMethod::kVfork);
+  if (!warm.ok()) return FailRow(state, warm.status());
+  for (auto _ : state) {
+    absl::StatusOr<SpawnTimes> t = spawner->Once(SpawnMethod::kVfork);
+    if (!t.ok()) {
+      FailRow(state, t.status());
+      break;
+    }
+    state.SetIterationTime(static_cast<double>(until_start ? t->to_start_ns : t->to_exit_ns) *
+                           1e-9);
+  }
+  if (counters.mappings >= 0) state.counters["mappings"] = static_cast<double>(counters.mappings);
+  if (counters.syscalls.ok()) state.counters["syscalls"] = *counters.syscalls;
+}
+
+void BM_ParentSpawn(benchmark::State& state, std::string parent, SpawnMethod method,
+                    std::string child) {
+  absl::StatusOr<SpawnerDriver> driver = SpawnerDriver::Start(parent, method, child);
+  if (!driver.ok()) return FailRow(state, driver.status());
+  absl::StatusOr<SpawnerTimes> warm = driver->SpawnOnce();
+  if (!warm.ok()) return FailRow(state, warm.status());
+  for (auto _ : state) {
+    absl::StatusOr<SpawnerTimes> t = driver->SpawnOnce();
+    if (!t.ok()) {
+      FailRow(state, t.status());
+      break;
+    }
+    state.SetIterationTime(static_cast<double>(t->to_exit_ns) * 1e-9);
+  }
+  state.counters["parent_mappings"] = static_cast<double>(driver->parent_mappings());
+}
+
+void Register(const BenchOptions& options) {
+  for (const char* link : {"static", "static-pie", "dynamic", "dynamic-many"}) {
+    const std::string child = Find(absl::StrCat("experiments/linking/child_", link));
+    for (bool until_start : {true, false}) {
+      Configure(benchmark::RegisterBenchmark(
+                    absl::StrCat("exec/child-link:", link, "/until:",
+                                 until_start ? "start" : "exit")
+                        .c_str(),
+                    BM_ChildExec, child, until_start),
+                options);
+    }
+  }
+  absl::Status ptrace = CountSyscalls(ExecSpec("/bin/true", {"true"})).status();
+  benchmark::AddCustomContext("linking.syscall_counter",
+                              ptrace.ok() ? "ptrace" : std::string(ptrace.message()));
+  const std::string minimal = Find("lib/children/minimal_child");
+  for (const char* link : {"static", "dynamic"}) {
+    const std::string parent = Find(absl::StrCat("experiments/linking/parent_", link));
+    for (SpawnMethod method : {SpawnMethod::kFork, SpawnMethod::kVfork}) {
+      Configure(benchmark::RegisterBenchmark(
+                    absl::StrCat("spawn/parent-link:", link, "/method:", SpawnMethodName(method),
+                                 "/until:exit")
+                        .c_str(),
+                    BM_ParentSpawn, parent, method, minimal),
+                options);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace spawnlab
+
+int main(int argc, char** argv) {
+  spawnlab::BenchDefaults defaults;
+  defaults.random_interleaving = true;  // each repetition sets up its own child or parent
+  return spawnlab::BenchMain(argc, argv, "linking", spawnlab::Register, defaults);
+}
