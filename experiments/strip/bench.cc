@@ -1,0 +1,74 @@
+// bench.cc: what does stripping a binary save when it is exec'd?
+//
+//   bazel run //experiments/strip:bench [-- --quick]
+//
+// Rows: exec/strip:S/cache:C/until:exit, the static child (lib/children/
+// child.cc) built S = debug (-g3), default, stripped (-s), spawned by vfork
+// and reaped, with the binary's pages C = warm (in the page cache) or cold
+// (dropped with posix_fadvise before every exec, untimed; the row is skipped
+// with the reason where they cannot be dropped). Counter: file_bytes.
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "lib/bench.h"
+#include "lib/page_cache.h"
+#include "lib/runfiles.h"
+#include "lib/timed_spawn.h"
+
+namespace spawnlab {
+namespace {
+
+void BM_Exec(benchmark::State& state, std::string child, bool cold) {
+  absl::StatusOr<TimedSpawner> spawner = TimedSpawner::Create(child);
+  absl::StatusOr<PageCacheFile> file = PageCacheFile::Open(child);
+  if (!spawner.ok()) return FailRow(state, spawner.status());
+  if (!file.ok()) return FailRow(state, file.status());
+  if (cold) {
+    if (absl::Status s = file->Evict(); !s.ok()) return SkipRow(state, s);
+  } else {
+    absl::StatusOr<SpawnTimes> warm = spawner->Once(SpawnMethod::kVfork);
+    if (!warm.ok()) return FailRow(state, warm.status());
+  }
+  for (auto _ : state) {
+    if (cold) {
+      if (absl::Status s = file->Evict(); !s.ok()) return SkipRow(state, s);
+    }
+    absl::StatusOr<SpawnTimes> t = spawner->Once(SpawnMethod::kVfork);
+    if (!t.ok()) {
+      FailRow(state, t.status());
+      break;
+    }
+    state.SetIterationTime(static_cast<double>(t->to_exit_ns) * 1e-9);
+  }
+  state.counters["file_bytes"] = static_cast<double>(file->size());
+}
+
+void Register(const BenchOptions& options) {
+  for (const char* variant : {"debug", "default", "stripped"}) {
+    absl::StatusOr<std::string> child = Runfile(absl::StrCat("experiments/strip/child_", variant));
+    if (!child.ok()) {
+      fprintf(stderr, "error: %s\n", std::string(child.status().message()).c_str());
+      exit(2);
+    }
+    for (bool cold : {false, true}) {
+      Configure(benchmark::RegisterBenchmark(
+                    absl::StrCat("exec/strip:", variant, "/cache:", cold ? "cold" : "warm",
+                                 "/until:exit")
+                        .c_str(),
+                    BM_Exec, *child, cold),
+                options);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace spawnlab
+
+int main(int argc, char** argv) {
+  spawnlab::BenchDefaults defaults;
+  defaults.random_interleaving = true;
+  return spawnlab::BenchMain(argc, argv, "strip", spawnlab::Register, defaults);
+}
