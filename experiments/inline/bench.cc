@@ -1,0 +1,121 @@
+// bench.cc: does inlining change what a spawn costs? Does -O0 in the child?
+//
+//   bazel run //experiments/inline:bench [-- --quick]
+//
+// Rows:
+//   spawn/inline:I/method:M/until:exit   a spawner whose lib/spawn was built
+//                                        with inlining I = forbidden, default,
+//                                        forced, spawning the minimal child by
+//                                        M = vfork or fork (timed inside it)
+//   instructions/inline:I/method:M       the user-space instructions the
+//                                        spawner retires in its spawn call
+//                                        (perf_event_open), as the row's time
+//                                        column (1 "ns" = 1 instruction) and
+//                                        the counter `instructions`; skipped
+//                                        with the reason where the machine does
+//                                        not count instructions
+//   exec/child-opt:O/until:U             the child (lib/children/child.cc)
+//                                        built O = -O0 or -O2, by vfork
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "lib/bench.h"
+#include "lib/probes.h"
+#include "lib/runfiles.h"
+#include "lib/spawn.h"
+#include "lib/spawner/driver.h"
+#include "lib/timed_spawn.h"
+
+namespace spawnlab {
+namespace {
+
+std::string Find(const std::string& runfile) {
+  absl::StatusOr<std::string> p = Runfile(runfile);
+  if (!p.ok()) {
+    fprintf(stderr, "error: %s\n", std::string(p.status().message()).c_str());
+    exit(2);
+  }
+  return *p;
+}
+
+void BM_Spawner(benchmark::State& state, std::string spawner, SpawnMethod method,
+                std::string child, bool instructions) {
+  if (instructions) {
+    if (absl::Status s = ProbePerfInstructions(); !s.ok()) return SkipRow(state, s);
+  }
+  absl::StatusOr<SpawnerDriver> driver = SpawnerDriver::Start(spawner, method, child);
+  if (!driver.ok()) return FailRow(state, driver.status());
+  absl::StatusOr<SpawnerTimes> warm = driver->SpawnOnce();
+  if (!warm.ok()) return FailRow(state, warm.status());
+  double total_instructions = 0;
+  for (auto _ : state) {
+    absl::StatusOr<SpawnerTimes> t = driver->SpawnOnce();
+    if (!t.ok()) {
+      FailRow(state, t.status());
+      break;
+    }
+    total_instructions += static_cast<double>(t->instructions);
+    state.SetIterationTime(
+        static_cast<double>(instructions ? t->instructions : t->to_exit_ns) * 1e-9);
+  }
+  if (instructions && state.iterations() > 0) {
+    state.counters["instructions"] = total_instructions / static_cast<double>(state.iterations());
+  }
+}
+
+void BM_ChildOpt(benchmark::State& state, std::string child, bool until_start) {
+  absl::StatusOr<TimedSpawner> spawner = TimedSpawner::Create(child);
+  if (!spawner.ok()) return FailRow(state, spawner.status());
+  absl::StatusOr<SpawnTimes> warm = spawner->Once(SpawnMethod::kVfork);
+  if (!warm.ok()) return FailRow(state, warm.status());
+  for (auto _ : state) {
+    absl::StatusOr<SpawnTimes> t = spawner->Once(SpawnMethod::kVfork);
+    if (!t.ok()) {
+      FailRow(state, t.status());
+      break;
+    }
+    state.SetIterationTime(static_cast<double>(until_start ? t->to_start_ns : t->to_exit_ns) *
+                           1e-9);
+  }
+}
+
+void Register(const BenchOptions& options) {
+  const std::string minimal = Find("lib/children/minimal_child");
+  for (const char* inl : {"forbidden", "default", "forced"}) {
+    const std::string spawner = Find(absl::StrCat("experiments/inline/spawner_", inl));
+    for (SpawnMethod method : {SpawnMethod::kVfork, SpawnMethod::kFork}) {
+      const std::string m(SpawnMethodName(method));
+      Configure(benchmark::RegisterBenchmark(
+                    absl::StrCat("spawn/inline:", inl, "/method:", m, "/until:exit").c_str(),
+                    BM_Spawner, spawner, method, minimal, false),
+                options);
+      Configure(benchmark::RegisterBenchmark(
+                    absl::StrCat("instructions/inline:", inl, "/method:", m).c_str(), BM_Spawner,
+                    spawner, method, minimal, true),
+                options)
+          ->Unit(benchmark::kNanosecond);
+    }
+  }
+  for (const char* opt : {"O0", "O2"}) {
+    const std::string child = Find(absl::StrCat("experiments/inline/child_", opt));
+    for (bool until_start : {true, false}) {
+      Configure(benchmark::RegisterBenchmark(
+                    absl::StrCat("exec/child-opt:", opt, "/until:", until_start ? "start" : "exit")
+                        .c_str(),
+                    BM_ChildOpt, child, until_start),
+                options);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace spawnlab
+
+int main(int argc, char** argv) {
+  spawnlab::BenchDefaults defaults;
+  defaults.random_interleaving = true;
+  return spawnlab::BenchMain(argc, argv, "inline", spawnlab::Register, defaults);
+}
