@@ -69,6 +69,11 @@ absl::Status CheckRule(const Claim& c, absl::string_view where) {
     checks = {NeedRegex(r, "rows", where), NeedNumber(r, "claimed_low_ns", where),
               NeedNumber(r, "claimed_high_ns", where), NeedNumber(r, "factor", where),
               NeedNumber(r, "implausible_factor", where)};
+  } else if (kind == "direction") {
+    checks = {NeedRegex(r, "faster", where), NeedRegex(r, "slower", where)};
+  } else if (kind == "difference") {
+    checks = {NeedRegex(r, "minuend", where), NeedRegex(r, "subtrahend", where),
+              NeedNumber(r, "claimed_ns", where), NeedNumber(r, "factor", where)};
   } else if (kind == "shape") {
     checks = {NeedRegex(r, "flat_numerator", where), NeedRegex(r, "flat_denominator", where),
               NeedRegex(r, "growing_numerator", where),
@@ -242,6 +247,66 @@ Verdict EvaluateAbsolute(const nlohmann::json& r, const ResultsFile& file) {
   return v;
 }
 
+Verdict EvaluateDirection(const nlohmann::json& r, const ResultsFile& file) {
+  Verdict v;
+  const Series* fast = One(file, r["faster"], &v);
+  if (fast == nullptr) return v;
+  const Series* slow = One(file, r["slower"], &v);
+  if (slow == nullptr) return v;
+  const double p = PValue(*fast, *slow);
+  const double ratio = slow->Median() / fast->Median();
+  v.measured = absl::StrCat(FormatNanos(fast->Median()), " vs ", FormatNanos(slow->Median()),
+                            " (", Ratio(ratio), std::isnan(p) ? "" : absl::StrFormat(", U test p=%.2g", p),
+                            ")");
+  if (std::isnan(p)) {
+    v.word = "pending";
+    v.reason = "no repetitions to test the direction";
+  } else if (p >= kSignificance) {
+    v.word = "contradicted";
+    v.reason = absl::StrFormat("no significant difference (p=%.2g): neither is faster here", p);
+  } else if (ratio > 1) {
+    v.word = "reproduced";
+    v.reason = absl::StrCat("faster here too, by ", Ratio(ratio), " (no figure was claimed)");
+  } else {
+    v.word = "contradicted";
+    v.reason = absl::StrCat("the opposite: slower here, by ", Ratio(1 / ratio));
+  }
+  return v;
+}
+
+Verdict EvaluateDifference(const nlohmann::json& r, const ResultsFile& file) {
+  Verdict v;
+  const Series* a = One(file, r["minuend"], &v);
+  if (a == nullptr) return v;
+  const Series* b = One(file, r["subtrahend"], &v);
+  if (b == nullptr) return v;
+  const double claimed = r["claimed_ns"], factor = r["factor"];
+  const double diff = a->Median() - b->Median();
+  const double p = PValue(*a, *b);
+  v.measured = absl::StrCat(diff < 0 ? "-" : "", FormatNanos(std::fabs(diff)), " (",
+                            FormatNanos(a->Median()), " − ", FormatNanos(b->Median()),
+                            std::isnan(p) ? "" : absl::StrFormat(", U test p=%.2g", p), ")");
+  if (!std::isnan(p) && p >= kSignificance) {
+    v.word = "contradicted";
+    v.reason = absl::StrFormat("claimed a saving of %s, but no significant difference (p=%.2g)",
+                               FormatNanos(claimed), p);
+  } else if (diff <= 0) {
+    v.word = "contradicted";
+    v.reason = absl::StrCat("claimed a saving of ", FormatNanos(claimed),
+                            "; measured the opposite");
+  } else if (diff >= claimed / factor && diff <= claimed * factor) {
+    v.word = "reproduced";
+    v.reason = absl::StrCat("a saving of ", FormatNanos(diff), ", within ",
+                            absl::StrFormat("%.0f", factor), "x of the claimed ", FormatNanos(claimed));
+  } else {
+    v.word = "direction-only";
+    v.reason = absl::StrCat("a saving, but ", FormatNanos(diff), " against the claimed ",
+                            FormatNanos(claimed), " (more than ", absl::StrFormat("%.0f", factor),
+                            "x apart)");
+  }
+  return v;
+}
+
 Verdict EvaluateShape(const nlohmann::json& r, const ResultsFile& file) {
   Verdict v;
   const Series* fn = One(file, r["flat_numerator"], &v);
@@ -345,9 +410,11 @@ std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>
     if (file.context.count("spawnlab.quick") && file.context.at("spawnlab.quick") == "true") {
       continue;  // a smoke run is no evidence
     }
-    Verdict v = kind == "ratio"      ? EvaluateRatio(claim.rule, file)
-                : kind == "absolute" ? EvaluateAbsolute(claim.rule, file)
-                                     : EvaluateShape(claim.rule, file);
+    Verdict v = kind == "ratio"        ? EvaluateRatio(claim.rule, file)
+                : kind == "absolute"   ? EvaluateAbsolute(claim.rule, file)
+                : kind == "direction"  ? EvaluateDirection(claim.rule, file)
+                : kind == "difference" ? EvaluateDifference(claim.rule, file)
+                                       : EvaluateShape(claim.rule, file);
     v.kernel = absl::StrCat(file.kernel(), " on ", file.host());
     out.push_back(std::move(v));
   }

@@ -14,6 +14,11 @@
 //              min of the matching rows): implausible when the claim is more
 //              than `implausible_factor` below the floor, reproduced within
 //              `factor` of the range, contradicted otherwise.
+//   direction  `faster` should be faster than `slower` (no figure claimed):
+//              reproduced if the U test says so, contradicted otherwise.
+//   difference median(minuend) - median(subtrahend) against a claimed saving:
+//              reproduced within `factor`, direction-only outside it,
+//              contradicted if there is no significant saving.
 //   shape      one ratio that should stay flat (at most `max_ratio`) and one that
 //              should grow (at least `min_ratio`): reproduced if both hold.
 //   pending    no experiment tests it yet (or it is checked by a functional

@@ -191,6 +191,50 @@ TEST(Rules, AbsoluteAgainstTheFloor) {
   EXPECT_EQ(Evaluate(c, {f})[0].word, "contradicted");  // 97 ns is 10x below 1 us
 }
 
+TEST(Rules, DirectionNeedsASignificantDifference) {
+  Claim c;
+  c.id = "T-3";
+  c.experiment = "x";
+  c.rule = {{"kind", "direction"}, {"faster", "a/op:fast"}, {"slower", "a/op:slow"}};
+  ResultsFile f = Synthetic({{"a/op:slow", kSlow}, {"a/op:fast", kFast}});
+  EXPECT_EQ(Evaluate(c, {f})[0].word, "reproduced");
+  c.rule["faster"] = "a/op:slow";
+  c.rule["slower"] = "a/op:fast";
+  EXPECT_EQ(Evaluate(c, {f})[0].word, "contradicted");
+  ResultsFile same = Synthetic({{"a/op:slow", kFast}, {"a/op:fast", kFast}});
+  Verdict v = Evaluate(c, {same})[0];
+  EXPECT_EQ(v.word, "contradicted");
+  EXPECT_THAT(v.reason, HasSubstr("no significant difference"));
+}
+
+TEST(Rules, DifferenceAgainstAClaimedSaving) {
+  Claim c;
+  c.id = "T-4";
+  c.experiment = "x";
+  c.rule = {{"kind", "difference"}, {"minuend", "a/op:slow"}, {"subtrahend", "a/op:fast"},
+            {"claimed_ns", 120.0}, {"factor", 3}};
+  ResultsFile f = Synthetic({{"a/op:slow", kSlow}, {"a/op:fast", kFast}});
+  EXPECT_EQ(Evaluate(c, {f})[0].word, "reproduced");  // saves 100 ns
+  c.rule["claimed_ns"] = 1000.0;
+  EXPECT_EQ(Evaluate(c, {f})[0].word, "direction-only");
+  c.rule["minuend"] = "a/op:fast";
+  c.rule["subtrahend"] = "a/op:slow";
+  EXPECT_EQ(Evaluate(c, {f})[0].word, "contradicted");
+}
+
+TEST(Rules, RatioOfACounter) {
+  Claim c = RatioClaim(4.0);
+  c.rule["metric"] = "counter:syscalls";
+  ResultsFile f = Synthetic({{"a/op:slow", kSlow}, {"a/op:fast", kFast}});
+  f.series[0].counters["syscalls"] = {30, 30};
+  f.series[1].counters["syscalls"] = {15, 15};
+  Verdict v = Evaluate(c, {f})[0];
+  EXPECT_EQ(v.word, "direction-only") << v.reason;  // 2x against 4x
+  EXPECT_THAT(v.measured, HasSubstr("30 / 15"));
+  c.rule["metric"] = "counter:missing";
+  EXPECT_EQ(Evaluate(c, {f})[0].word, "pending");
+}
+
 TEST(ParseClaims, RejectsBadRules) {
   const char* bad[] = {
       R"({"claims": [{"id": "X", "source": "s", "claim": "c", "conditions": "d", "experiment": "e",

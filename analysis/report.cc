@@ -73,6 +73,14 @@ const std::vector<ChartSpec>& Charts() {
        "spawn to reaped, small parent, dynamic child (median, us)"},
       {"command", "command", "api", "", {{"child", "minimal"}, {"op", "run"}},
        "start and wait for the minimal child, by API (median, us)"},
+      {"linking", "exec", "child-link", "until", {},
+       "exec by vfork, by how the child is linked (median, us)"},
+      {"linking", "spawn", "parent-link", "method", {{"until", "exit"}},
+       "spawn to reaped, by how the parent is linked (median, us)"},
+      {"strip", "exec", "strip", "cache", {{"until", "exit"}},
+       "exec to reaped, by how the child is stripped (median, us)"},
+      {"inline", "spawn", "inline", "method", {{"until", "exit"}},
+       "spawn to reaped, by lib/spawn's inlining (median, us)"},
   };
   return *charts;
 }
