@@ -126,6 +126,8 @@ class Child {
   // Gives the child up without killing or reaping it, for a caller that reaps
   // it (or has reaped it) itself; returns its pid.
   pid_t Release();
+  // Hands the pidfd over (invalid if there was none); the Child keeps the pid.
+  UniqueFd TakePidfd() { return std::move(pidfd_); }
 
  private:
   void KillAndReap();

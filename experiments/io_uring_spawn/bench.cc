@@ -1,0 +1,123 @@
+// bench.cc: spawn a batch of children, then reap them: which way of reaping
+// costs least, and can io_uring spawn as well as reap?
+//
+//   bazel run //experiments/io_uring_spawn:bench [-- --quick]
+//
+// Rows:
+//   reap/strategy:S/children:N      N = 1, 16, 128 minimal children spawned by
+//                                   clone3 (with pidfds where S needs them),
+//                                   then reaped by S (reap.h). Time per child,
+//                                   spawn and reap; counters reap_ns_per_child
+//                                   (the reaping alone) and children_per_s.
+//   spawn/method:vfork/children:16  the same batch by vfork and waitpid
+//   spawn/method:io_uring/children:16
+//                                   spawning through io_uring
+//                                   (IORING_OP_CLONE/EXEC): not in mainline
+//                                   Linux, so skipped with the reason
+// A strategy the kernel lacks (IORING_OP_WAITID before 6.7, io_uring
+// disabled) is skipped with the reason.
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "experiments/io_uring_spawn/reap.h"
+#include "lib/bench.h"
+#include "lib/probes.h"
+#include "lib/runfiles.h"
+#include "lib/spawn.h"
+
+namespace spawnlab {
+namespace {
+
+std::string child;
+
+absl::Status SpawnBatch(int n, SpawnMethod method, bool pidfds, Batch* batch) {
+  ExecSpec spec(child, {child});
+  SpawnOptions options;
+  options.want_pidfd = pidfds;
+  for (int i = 0; i < n; ++i) {
+    absl::StatusOr<Child> c = Spawn(method, spec, options);
+    if (!c.ok()) return c.status();
+    UniqueFd pidfd = c->TakePidfd();
+    batch->Add(c->Release(), std::move(pidfd));
+  }
+  return absl::OkStatus();
+}
+
+void BM_Reap(benchmark::State& state, ReapStrategy strategy, SpawnMethod method, int n) {
+  absl::StatusOr<std::unique_ptr<Reaper>> reaper = Reaper::Create(strategy, n);
+  if (!reaper.ok()) return SkipRow(state, reaper.status());
+  const bool pidfds = NeedsPidfds(strategy);
+  if (pidfds && method != SpawnMethod::kClone3) {
+    return FailRow(state, absl::InvalidArgumentError("pidfds need clone3"));
+  }
+  if (method == SpawnMethod::kClone3) {
+    if (absl::Status s = ProbeClonePidfd(); !s.ok()) return SkipRow(state, s);
+  }
+  {  // warm-up
+    Batch warm;
+    if (absl::Status s = SpawnBatch(1, method, pidfds, &warm); !s.ok()) return FailRow(state, s);
+    if (absl::Status s = (*reaper)->ReapAll(warm); !s.ok()) return FailRow(state, s);
+  }
+  double reap_ns = 0, total_ns = 0;
+  for (auto _ : state) {
+    Batch batch;
+    const int64_t t0 = MonotonicNanos();
+    absl::Status s = SpawnBatch(n, method, pidfds, &batch);
+    const int64_t t1 = MonotonicNanos();
+    if (s.ok()) s = (*reaper)->ReapAll(batch);
+    const int64_t t2 = MonotonicNanos();
+    if (!s.ok()) return FailRow(state, s);
+    reap_ns += static_cast<double>(t2 - t1);
+    total_ns += static_cast<double>(t2 - t0);
+    state.SetIterationTime(static_cast<double>(t2 - t0) * 1e-9 / n);
+  }
+  const double children = static_cast<double>(state.iterations()) * n;
+  if (children > 0) {
+    state.counters["reap_ns_per_child"] = reap_ns / children;
+    state.counters["children_per_s"] = children / (total_ns * 1e-9);
+  }
+}
+
+// Spawning through io_uring needs opcodes mainline Linux does not have.
+void BM_IoUringSpawn(benchmark::State& state) {
+  if (absl::Status s = ProbeIoUring(); !s.ok()) return SkipRow(state, s);
+  absl::Status beyond = ProbeIoUringOpcode(255);
+  SkipRow(state, absl::UnimplementedError(absl::StrCat(
+                     "IORING_OP_CLONE and IORING_OP_EXEC are not in mainline Linux (Triplett's "
+                     "io_uring_spawn patches, LPC 2022), so there is no opcode to probe: ",
+                     beyond.message())));
+}
+
+void Register(const BenchOptions& options) {
+  absl::StatusOr<std::string> found = Runfile("lib/children/minimal_child");
+  if (!found.ok()) {
+    fprintf(stderr, "error: %s\n", std::string(found.status().message()).c_str());
+    exit(2);
+  }
+  child = *found;
+  for (ReapStrategy s : AllReapStrategies()) {
+    for (int n : {1, 16, 128}) {
+      Configure(benchmark::RegisterBenchmark(
+                    absl::StrCat("reap/strategy:", ReapStrategyName(s), "/children:", n).c_str(),
+                    BM_Reap, s, SpawnMethod::kClone3, n),
+                options);
+    }
+  }
+  Configure(benchmark::RegisterBenchmark("spawn/method:vfork/children:16", BM_Reap,
+                                         ReapStrategy::kWaitpid, SpawnMethod::kVfork, 16),
+            options);
+  Configure(benchmark::RegisterBenchmark("spawn/method:io_uring/children:16", BM_IoUringSpawn),
+            options);
+}
+
+}  // namespace
+}  // namespace spawnlab
+
+int main(int argc, char** argv) {
+  spawnlab::BenchDefaults defaults;
+  defaults.random_interleaving = true;
+  return spawnlab::BenchMain(argc, argv, "io_uring_spawn", spawnlab::Register, defaults);
+}

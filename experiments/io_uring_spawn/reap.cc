@@ -1,0 +1,246 @@
+// reap.cc: see reap.h.
+
+#include "experiments/io_uring_spawn/reap.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "lib/probes.h"
+
+namespace spawnlab {
+namespace {
+
+constexpr std::array<ReapStrategy, 5> kAll = {
+    ReapStrategy::kWaitpid, ReapStrategy::kSignalfd, ReapStrategy::kEpollPidfd,
+    ReapStrategy::kUringPoll, ReapStrategy::kUringWaitid};
+
+absl::Status CheckExit(pid_t pid, int status) {
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat("child ", pid, " ended with wait status ", status));
+}
+
+}  // namespace
+
+absl::Span<const ReapStrategy> AllReapStrategies() { return kAll; }
+
+absl::string_view ReapStrategyName(ReapStrategy s) {
+  switch (s) {
+    case ReapStrategy::kWaitpid:
+      return "waitpid";
+    case ReapStrategy::kSignalfd:
+      return "signalfd";
+    case ReapStrategy::kEpollPidfd:
+      return "epoll-pidfd";
+    case ReapStrategy::kUringPoll:
+      return "uring-poll";
+    case ReapStrategy::kUringWaitid:
+      return "uring-waitid";
+  }
+  return "unknown";
+}
+
+bool NeedsPidfds(ReapStrategy s) {
+  return s == ReapStrategy::kEpollPidfd || s == ReapStrategy::kUringPoll;
+}
+
+Batch::~Batch() {
+  for (size_t i = 0; i < pids_.size(); ++i) {
+    if (reaped_[i]) continue;
+    kill(pids_[i], SIGKILL);
+    int status;
+    while (waitpid(pids_[i], &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+void Batch::Add(pid_t pid, UniqueFd pidfd) {
+  pids_.push_back(pid);
+  pidfds_.push_back(std::move(pidfd));
+  reaped_.push_back(false);
+}
+
+bool Batch::MarkReaped(size_t i) {
+  if (reaped_[i]) return false;
+  reaped_[i] = true;
+  ++reaped_count_;
+  return true;
+}
+
+int Batch::IndexOf(pid_t pid) const {
+  for (size_t i = 0; i < pids_.size(); ++i) {
+    if (pids_[i] == pid) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+absl::StatusOr<std::unique_ptr<Reaper>> Reaper::Create(ReapStrategy strategy, int max_children) {
+  std::unique_ptr<Reaper> r(new Reaper(strategy));
+  switch (strategy) {
+    case ReapStrategy::kWaitpid:
+      break;
+    case ReapStrategy::kSignalfd: {
+      sigset_t chld;
+      sigemptyset(&chld);
+      sigaddset(&chld, SIGCHLD);
+      // SIGCHLD stays blocked (so that it queues for the signalfd) while the
+      // Reaper lives; the old mask comes back when it goes.
+      pthread_sigmask(SIG_BLOCK, &chld, &r->old_mask_);
+      r->mask_changed_ = true;
+      r->signalfd_.reset(signalfd(-1, &chld, SFD_CLOEXEC));
+      if (!r->signalfd_.valid()) return absl::ErrnoToStatus(errno, "signalfd");
+      break;
+    }
+    case ReapStrategy::kEpollPidfd:
+      if (absl::Status s = ProbePidfdOpen(); !s.ok()) return s;
+      r->epoll_.reset(epoll_create1(EPOLL_CLOEXEC));
+      if (!r->epoll_.valid()) return absl::ErrnoToStatus(errno, "epoll_create1");
+      break;
+    case ReapStrategy::kUringPoll:
+    case ReapStrategy::kUringWaitid: {
+      const int op = strategy == ReapStrategy::kUringPoll ? IORING_OP_POLL_ADD : kIoringOpWaitid;
+      if (absl::Status s = ProbeIoUringOpcode(op); !s.ok()) {
+        return absl::Status(s.code(), absl::StrCat(op == kIoringOpWaitid
+                                                       ? "IORING_OP_WAITID (Linux 6.7): "
+                                                       : "IORING_OP_POLL_ADD: ",
+                                                   s.message()));
+      }
+      int err = io_uring_queue_init(static_cast<unsigned>(max_children), &r->ring_, 0);
+      if (err < 0) return absl::ErrnoToStatus(-err, "io_uring_queue_init");
+      r->has_ring_ = true;
+      break;
+    }
+  }
+  return r;
+}
+
+Reaper::~Reaper() {
+  if (has_ring_) io_uring_queue_exit(&ring_);
+  if (mask_changed_) pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr);
+}
+
+absl::Status Reaper::ReapOne(Batch& batch, size_t index) {
+  int status;
+  pid_t r;
+  do {
+    r = waitpid(batch.pid(index), &status, 0);
+  } while (r < 0 && errno == EINTR);
+  if (r < 0) return absl::ErrnoToStatus(errno, absl::StrCat("waitpid ", batch.pid(index)));
+  batch.MarkReaped(index);
+  return CheckExit(batch.pid(index), status);
+}
+
+absl::Status Reaper::ReapAll(Batch& batch) {
+  const size_t n = batch.size();
+  switch (strategy_) {
+    case ReapStrategy::kWaitpid:
+      for (size_t i = 0; i < n; ++i) {
+        if (absl::Status s = ReapOne(batch, i); !s.ok()) return s;
+      }
+      return absl::OkStatus();
+
+    case ReapStrategy::kSignalfd:
+      while (batch.reaped() < n) {
+        // Collect whatever has exited; then wait for the next SIGCHLD.
+        int status;
+        pid_t pid;
+        while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+          int i = batch.IndexOf(pid);
+          if (i < 0) continue;  // not ours: still reaped, as a handler would
+          batch.MarkReaped(static_cast<size_t>(i));
+          if (absl::Status s = CheckExit(pid, status); !s.ok()) return s;
+        }
+        if (batch.reaped() == n) break;
+        struct signalfd_siginfo info;
+        if (read(signalfd_.get(), &info, sizeof(info)) < 0 && errno != EINTR) {
+          return absl::ErrnoToStatus(errno, "read signalfd");
+        }
+      }
+      return absl::OkStatus();
+
+    case ReapStrategy::kEpollPidfd: {
+      for (size_t i = 0; i < n; ++i) {
+        struct epoll_event ev = {};
+        ev.events = EPOLLIN;
+        ev.data.u64 = i;
+        if (epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, batch.pidfd(i), &ev) != 0) {
+          return absl::ErrnoToStatus(errno, "epoll_ctl ADD pidfd");
+        }
+      }
+      std::vector<struct epoll_event> events(n);
+      while (batch.reaped() < n) {
+        int ready = epoll_wait(epoll_.get(), events.data(), static_cast<int>(n), 10000);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready < 0) return absl::ErrnoToStatus(errno, "epoll_wait");
+        if (ready == 0) return absl::DeadlineExceededError("no child exited in 10 s");
+        for (int e = 0; e < ready; ++e) {
+          const size_t i = events[e].data.u64;
+          epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, batch.pidfd(i), nullptr);
+          if (absl::Status s = ReapOne(batch, i); !s.ok()) return s;
+        }
+      }
+      return absl::OkStatus();
+    }
+
+    case ReapStrategy::kUringPoll:
+    case ReapStrategy::kUringWaitid: {
+      std::vector<siginfo_t> infos(n);
+      for (size_t i = 0; i < n; ++i) {
+        struct io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+        if (sqe == nullptr) return absl::ResourceExhaustedError("io_uring submission queue full");
+        if (strategy_ == ReapStrategy::kUringPoll) {
+          io_uring_prep_poll_add(sqe, batch.pidfd(i), POLLIN);
+        } else {
+          // io_uring_prep_waitid(sqe, P_PID, pid, &info, WEXITED, 0), by hand:
+          // the kernel reads idtype from len, the id from fd, the options from
+          // file_index and the siginfo pointer from addr2.
+          memset(sqe, 0, sizeof(*sqe));
+          sqe->opcode = kIoringOpWaitid;
+          sqe->fd = batch.pid(i);
+          sqe->len = P_PID;
+          sqe->file_index = WEXITED;
+          sqe->addr2 = reinterpret_cast<uintptr_t>(&infos[i]);
+        }
+        io_uring_sqe_set_data64(sqe, i);
+      }
+      int submitted = io_uring_submit(&ring_);
+      if (submitted < 0) return absl::ErrnoToStatus(-submitted, "io_uring_submit");
+      while (batch.reaped() < n) {
+        struct io_uring_cqe* cqe;
+        int err = io_uring_wait_cqe(&ring_, &cqe);
+        if (err == -EINTR) continue;
+        if (err < 0) return absl::ErrnoToStatus(-err, "io_uring_wait_cqe");
+        const size_t i = io_uring_cqe_get_data64(cqe);
+        const int res = cqe->res;
+        io_uring_cqe_seen(&ring_, cqe);
+        if (res < 0) {
+          return absl::ErrnoToStatus(-res, absl::StrCat(ReapStrategyName(strategy_), " for ",
+                                                        batch.pid(i)));
+        }
+        if (strategy_ == ReapStrategy::kUringPoll) {
+          if (absl::Status s = ReapOne(batch, i); !s.ok()) return s;
+        } else {
+          batch.MarkReaped(i);  // the kernel reaped it
+          if (infos[i].si_pid != batch.pid(i) || infos[i].si_code != CLD_EXITED ||
+              infos[i].si_status != 0) {
+            return absl::InternalError(absl::StrCat("waitid for ", batch.pid(i), " reported pid ",
+                                                    infos[i].si_pid, " code ", infos[i].si_code,
+                                                    " status ", infos[i].si_status));
+          }
+        }
+      }
+      return absl::OkStatus();
+    }
+  }
+  return absl::InvalidArgumentError("unknown strategy");
+}
+
+}  // namespace spawnlab

@@ -1,0 +1,96 @@
+// reap.h: five ways for a parent to collect a batch of exited children.
+//
+//   waitpid       waitpid() on each pid in turn
+//   signalfd      SIGCHLD through a signalfd, then waitpid(-1, WNOHANG) until
+//                 nothing is left (the SIGCHLD-handler loop of seed 000, without
+//                 a handler)
+//   epoll-pidfd   every child's pidfd in an epoll set; waitpid as each is ready
+//   uring-poll    IORING_OP_POLL_ADD on every pidfd; waitpid as each completes
+//   uring-waitid  IORING_OP_WAITID (Linux 6.7) per child: the kernel reaps it.
+//                 liburing 2.3 has no helper for it, so the SQE is filled from
+//                 the kernel's uapi by hand.
+//
+// Example:
+//
+//   absl::StatusOr<Reaper> r = Reaper::Create(ReapStrategy::kUringWaitid, 128);
+//   if (!r.ok()) ... (the status says what the kernel lacks)
+//   absl::Status s = r->ReapAll(batch);  // every child in `batch` reaped
+
+#ifndef SPAWNLAB_EXPERIMENTS_IO_URING_SPAWN_REAP_H_
+#define SPAWNLAB_EXPERIMENTS_IO_URING_SPAWN_REAP_H_
+
+#include <liburing.h>
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "lib/unique_fd.h"
+
+namespace spawnlab {
+
+enum class ReapStrategy { kWaitpid, kSignalfd, kEpollPidfd, kUringPoll, kUringWaitid };
+
+absl::Span<const ReapStrategy> AllReapStrategies();
+absl::string_view ReapStrategyName(ReapStrategy s);
+bool NeedsPidfds(ReapStrategy s);
+
+// The kernel's number for IORING_OP_WAITID (include/uapi/linux/io_uring.h,
+// Linux 6.7), absent from liburing 2.3's headers.
+inline constexpr int kIoringOpWaitid = 50;
+
+// A batch of children to reap: their pids, and their pidfds where the
+// strategy needs them. Destroying a batch kills and reaps what is left.
+class Batch {
+ public:
+  Batch() = default;
+  Batch(Batch&&) = default;
+  Batch& operator=(Batch&&) = default;
+  ~Batch();
+  void Add(pid_t pid, UniqueFd pidfd);
+  size_t size() const { return pids_.size(); }
+  pid_t pid(size_t i) const { return pids_[i]; }
+  int pidfd(size_t i) const { return pidfds_[i].get(); }
+  // Marks child i reaped; returns false if it already was.
+  bool MarkReaped(size_t i);
+  // The index of `pid` in the batch, or -1.
+  int IndexOf(pid_t pid) const;
+  size_t reaped() const { return reaped_count_; }
+
+ private:
+  std::vector<pid_t> pids_;
+  std::vector<UniqueFd> pidfds_;
+  std::vector<bool> reaped_;
+  size_t reaped_count_ = 0;
+};
+
+class Reaper {
+ public:
+  // Sets up what the strategy needs for batches of up to `max_children`.
+  // Unimplemented (with the reason) where the kernel lacks it.
+  static absl::StatusOr<std::unique_ptr<Reaper>> Create(ReapStrategy strategy,
+                                                        int max_children);
+  ~Reaper();
+  // Reaps every child of `batch`; an error if one ended other than exit 0.
+  absl::Status ReapAll(Batch& batch);
+
+ private:
+  Reaper(ReapStrategy s) : strategy_(s) {}
+  absl::Status ReapOne(Batch& batch, size_t index);  // waitpid on an exited child
+
+  ReapStrategy strategy_;
+  UniqueFd epoll_, signalfd_;
+  sigset_t old_mask_;
+  bool mask_changed_ = false;
+  struct io_uring ring_;
+  bool has_ring_ = false;
+};
+
+}  // namespace spawnlab
+
+#endif  // SPAWNLAB_EXPERIMENTS_IO_URING_SPAWN_REAP_H_
