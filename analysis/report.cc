@@ -81,6 +81,12 @@ const std::vector<ChartSpec>& Charts() {
        "exec to reaped, by how the child is stripped (median, us)"},
       {"inline", "spawn", "inline", "method", {{"until", "exit"}},
        "spawn to reaped, by lib/spawn's inlining (median, us)"},
+      {"accept", "accept", "mechanism", "model", {{"load", "keepalive"}},
+       "time per request with keep-alive, by accept mechanism (median, us)"},
+      {"accept", "accept", "mechanism", "model", {{"load", "connect"}},
+       "time per request on a new connection, by accept mechanism (median, us)"},
+      {"io_uring_spawn", "reap", "strategy", "children", {},
+       "spawn and reap, per child, by reaping strategy (median, us)"},
   };
   return *charts;
 }

@@ -143,7 +143,8 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   // spawnlab's defaults, given to Google Benchmark as its own flags.
   std::vector<std::string> defaults = {"--benchmark_display_aggregates_only=true"};
   if (!user_chose_repetitions) {
-    defaults.push_back(absl::StrCat("--benchmark_repetitions=", options.quick ? 2 : 9));
+    defaults.push_back(absl::StrCat("--benchmark_repetitions=",
+                                    options.quick ? 2 : bench_defaults.repetitions));
   }
   if (!user_chose_min_time) {
     defaults.push_back(absl::StrCat("--benchmark_min_time=", options.quick

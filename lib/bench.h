@@ -78,6 +78,9 @@ std::string DefaultResultsPath(absl::string_view root, absl::string_view experim
 
 // A bench's defaults for Google Benchmark's own flags (the command line wins).
 struct BenchDefaults {
+  // Repetitions per row (2 with --quick). 9 is what compare's U test wants;
+  // a bench whose repetitions are long may choose fewer and say why.
+  int repetitions = 9;
   // How long each repetition of a row runs at least, in seconds.
   double min_time = 0.05;
   double quick_min_time = 0.001;

@@ -1,0 +1,119 @@
+// bench.cc: how should a server share its port among workers, and how should
+// each worker accept? Every model and mechanism of server.cc under the same
+// bounded load on loopback.
+//
+//   bazel run //experiments/accept:bench [-- --quick] [-- --connections=32]
+//
+// Rows: accept/model:M/mechanism:X/workers:W/load:L
+//   M  shared, reuseport, proxy           X  blocking, epoll, epoll-exclusive,
+//   W  one worker per CPU                    uring, uring-multishot
+//   L  connect (a new connection per request: connections/s) or keepalive
+// Each repetition starts the server, drives it for --load_seconds (0.1 s with
+// --quick) or --max_requests with --connections concurrent clients from this
+// process, and stops it. The row's time is per request (the load's duration
+// over its requests). Counters: requests_per_s, p50_us, p99_us, max_us,
+// errors, timeouts, non_2xx, spread_stddev and spread_max_over_min (of the
+// requests each worker answered). A mechanism the kernel lacks is skipped
+// with the reason.
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "experiments/accept/loadgen.h"
+#include "experiments/accept/server_process.h"
+#include "lib/bench.h"
+#include "lib/runfiles.h"
+
+ABSL_FLAG(int, connections, 16, "Concurrent client connections.");
+ABSL_FLAG(double, load_seconds, 1.0, "How long each repetition's load runs (0.1 with --quick).");
+ABSL_FLAG(int64_t, max_requests, 500000, "The most requests one repetition sends.");
+
+namespace spawnlab {
+namespace {
+
+std::string server_path;
+double load_seconds = 1.0;
+
+void BM_Accept(benchmark::State& state, std::string model, std::string mechanism, int workers,
+               bool keep_alive) {
+  absl::StatusOr<ServerProcess> server =
+      ServerProcess::Start(server_path, model, mechanism, workers);
+  if (absl::IsUnimplemented(server.status())) return SkipRow(state, server.status());
+  if (!server.ok()) return FailRow(state, server.status());
+  LoadOptions o;
+  o.port = server->port();
+  o.keep_alive = keep_alive;
+  o.connections = absl::GetFlag(FLAGS_connections);
+  o.duration = absl::Seconds(load_seconds);
+  o.max_requests = absl::GetFlag(FLAGS_max_requests);
+  o.request_timeout = absl::Seconds(2);
+  LoadResult last;
+  for (auto _ : state) {
+    absl::StatusOr<LoadResult> r = RunLoad(o);
+    if (!r.ok()) return FailRow(state, r.status());
+    if (r->requests == 0) {
+      return FailRow(state, absl::InternalError(absl::StrCat("no request was answered: ",
+                                                             r->first_error)));
+    }
+    state.SetIterationTime(r->seconds / static_cast<double>(r->requests));
+    last = *std::move(r);
+  }
+  absl::StatusOr<ExitStatus> stopped = server->Stop();
+  if (!stopped.ok() || !stopped->success()) {
+    return FailRow(state, stopped.ok() ? absl::InternalError(stopped->ToString())
+                                       : stopped.status());
+  }
+  state.counters["requests_per_s"] = static_cast<double>(last.requests) / last.seconds;
+  state.counters["p50_us"] = last.Percentile(50);
+  state.counters["p99_us"] = last.Percentile(99);
+  state.counters["max_us"] = last.Percentile(100);
+  state.counters["errors"] = static_cast<double>(last.errors);
+  state.counters["timeouts"] = static_cast<double>(last.timeouts);
+  state.counters["non_2xx"] = static_cast<double>(last.non_2xx);
+  state.counters["spread_stddev"] = last.SpreadStddev(workers);
+  state.counters["spread_max_over_min"] = last.SpreadMaxOverMin(workers);
+}
+
+void Register(const BenchOptions& options) {
+  absl::StatusOr<std::string> found = Runfile("experiments/accept/server");
+  if (!found.ok()) {
+    fprintf(stderr, "error: %s\n", std::string(found.status().message()).c_str());
+    exit(2);
+  }
+  server_path = *found;
+  load_seconds = options.quick ? 0.1 : absl::GetFlag(FLAGS_load_seconds);
+  const int workers = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  benchmark::AddCustomContext("accept.connections", absl::StrCat(absl::GetFlag(FLAGS_connections)));
+  benchmark::AddCustomContext("accept.load_seconds", absl::StrCat(load_seconds));
+  for (const char* model : {"shared", "reuseport", "proxy"}) {
+    for (const char* mech : {"blocking", "epoll", "epoll-exclusive", "uring", "uring-multishot"}) {
+      for (bool keep_alive : {false, true}) {
+        Configure(benchmark::RegisterBenchmark(
+                      absl::StrCat("accept/model:", model, "/mechanism:", mech,
+                                   "/workers:", workers, "/load:",
+                                   keep_alive ? "keepalive" : "connect")
+                          .c_str(),
+                      BM_Accept, model, mech, workers, keep_alive),
+                  options)
+            ->Iterations(1);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace spawnlab
+
+int main(int argc, char** argv) {
+  spawnlab::BenchDefaults defaults;
+  // 30 rows of 1-second loads: 5 repetitions keep a full run near 3 minutes.
+  defaults.repetitions = 5;
+  defaults.random_interleaving = true;
+  // The server uses every CPU; the load generator is pinned with the bench.
+  return spawnlab::BenchMain(argc, argv, "accept", spawnlab::Register, defaults);
+}

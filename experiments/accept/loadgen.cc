@@ -1,0 +1,232 @@
+// loadgen.cc: see loadgen.h.
+
+#include "experiments/accept/loadgen.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "experiments/accept/http.h"
+#include "lib/clock.h"
+#include "lib/unique_fd.h"
+
+namespace spawnlab {
+namespace {
+
+struct Slot {
+  int fd = -1;
+  bool connecting = false;
+  int64_t started_ns = 0;  // latency origin of the request in flight
+  bool in_flight = false;
+  std::string in;
+  size_t sent = 0;
+};
+
+}  // namespace
+
+double LoadResult::Percentile(double p) const {
+  if (latency_us.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> v = latency_us;
+  std::sort(v.begin(), v.end());
+  size_t i = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size()))) ;
+  return v[std::min(v.size() - 1, i == 0 ? 0 : i - 1)];
+}
+
+double LoadResult::SpreadStddev(int workers) const {
+  if (workers < 1) return std::numeric_limits<double>::quiet_NaN();
+  double sum = 0, sq = 0;
+  for (int w = 0; w < workers; ++w) {
+    auto it = per_worker.find(w);
+    double c = it == per_worker.end() ? 0 : static_cast<double>(it->second);
+    sum += c;
+    sq += c * c;
+  }
+  double mean = sum / workers;
+  return std::sqrt(std::max(0.0, sq / workers - mean * mean));
+}
+
+double LoadResult::SpreadMaxOverMin(int workers) const {
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (int w = 0; w < workers; ++w) {
+    auto it = per_worker.find(w);
+    double c = it == per_worker.end() ? 0 : static_cast<double>(it->second);
+    lo = std::min(lo, c);
+    hi = std::max(hi, c);
+  }
+  return lo == 0 ? std::numeric_limits<double>::infinity() : hi / lo;
+}
+
+absl::StatusOr<LoadResult> RunLoad(const LoadOptions& o) {
+  if (o.port <= 0 || o.port > 65535) return absl::InvalidArgumentError("port out of range");
+  if (o.connections < 1) return absl::InvalidArgumentError("connections must be at least 1");
+  UniqueFd ep(epoll_create1(EPOLL_CLOEXEC));
+  if (!ep.valid()) return absl::ErrnoToStatus(errno, "epoll_create1");
+  struct sockaddr_in addr = {};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(o.port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const std::string request = http::Request(o.keep_alive);
+
+  LoadResult result;
+  std::vector<Slot> slots(static_cast<size_t>(o.connections));
+  int64_t started = 0;
+  const int64_t t_begin = MonotonicNanos();
+  const int64_t stop_ns = t_begin + absl::ToInt64Nanoseconds(o.duration);
+  const int64_t timeout_ns = absl::ToInt64Nanoseconds(o.request_timeout);
+  int64_t last_response_ns = t_begin;
+
+  auto error = [&](const std::string& what) {
+    ++result.errors;
+    if (result.first_error.empty()) result.first_error = what;
+  };
+  auto close_slot = [&](Slot& s) {
+    if (s.fd >= 0) {
+      epoll_ctl(ep.get(), EPOLL_CTL_DEL, s.fd, nullptr);
+      close(s.fd);
+    }
+    s = Slot();
+  };
+  auto may_start = [&] {
+    return started < o.max_requests && MonotonicNanos() < stop_ns;
+  };
+  // Sends what remains of the request; false on failure.
+  auto send_request = [&](Slot& s) -> bool {
+    while (s.sent < request.size()) {
+      ssize_t w = send(s.fd, request.data() + s.sent, request.size() - s.sent, MSG_NOSIGNAL);
+      if (w < 0 && errno == EAGAIN) return true;
+      if (w <= 0) return false;
+      s.sent += static_cast<size_t>(w);
+    }
+    struct epoll_event ev = {EPOLLIN, {.ptr = &s}};
+    epoll_ctl(ep.get(), EPOLL_CTL_MOD, s.fd, &ev);
+    return true;
+  };
+  auto begin_request = [&](Slot& s) {
+    ++started;
+    s.in_flight = true;
+    s.sent = 0;
+    s.in.clear();
+    if (s.fd < 0) {
+      s.fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+      int one = 1;
+      setsockopt(s.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+      s.started_ns = MonotonicNanos();
+      ++result.connections;
+      int r = connect(s.fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+      s.connecting = r != 0;
+      if (r != 0 && errno != EINPROGRESS) {
+        error(absl::StrCat("connect: ", strerror(errno)));
+        close_slot(s);
+        return;
+      }
+      struct epoll_event ev = {EPOLLOUT | EPOLLIN, {.ptr = &s}};
+      epoll_ctl(ep.get(), EPOLL_CTL_ADD, s.fd, &ev);
+      if (s.connecting) return;
+    } else {
+      s.started_ns = MonotonicNanos();
+      struct epoll_event ev = {EPOLLOUT | EPOLLIN, {.ptr = &s}};
+      epoll_ctl(ep.get(), EPOLL_CTL_MOD, s.fd, &ev);
+    }
+    if (!send_request(s)) {
+      error(absl::StrCat("send: ", strerror(errno)));
+      close_slot(s);
+    }
+  };
+
+  for (Slot& s : slots) {
+    if (may_start()) begin_request(s);
+  }
+  struct epoll_event events[256];
+  while (true) {
+    const int64_t now = MonotonicNanos();
+    bool any_in_flight = false;
+    for (Slot& s : slots) {
+      if (!s.in_flight) continue;
+      if (now - s.started_ns > timeout_ns) {
+        ++result.timeouts;
+        close_slot(s);
+        continue;
+      }
+      any_in_flight = true;
+    }
+    if (!any_in_flight && !may_start()) break;
+    if (!any_in_flight) {
+      for (Slot& s : slots) {
+        if (!s.in_flight && may_start()) begin_request(s);
+      }
+      continue;
+    }
+    int n = epoll_wait(ep.get(), events, 256, 50);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return absl::ErrnoToStatus(errno, "epoll_wait");
+    for (int i = 0; i < n; ++i) {
+      Slot& s = *static_cast<Slot*>(events[i].data.ptr);
+      if (s.fd < 0) continue;
+      if (s.connecting && (events[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
+        int err = 0;
+        socklen_t len = sizeof(err);
+        getsockopt(s.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+        if (err != 0) {
+          error(absl::StrCat("connect: ", strerror(err)));
+          close_slot(s);
+          continue;
+        }
+        s.connecting = false;
+      }
+      if ((events[i].events & EPOLLOUT) && s.sent < request.size()) {
+        if (!send_request(s)) {
+          error(absl::StrCat("send: ", strerror(errno)));
+          close_slot(s);
+          continue;
+        }
+      }
+      if (!(events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) continue;
+      bool eof = false;
+      char buf[16384];
+      while (true) {
+        ssize_t r = recv(s.fd, buf, sizeof(buf), 0);
+        if (r > 0) {
+          s.in.append(buf, static_cast<size_t>(r));
+          continue;
+        }
+        if (r < 0 && errno == EAGAIN) break;
+        eof = true;
+        break;
+      }
+      std::optional<http::Response> resp = http::ParseResponse(s.in);
+      if (!resp.has_value()) {
+        if (eof) {
+          error(s.in.empty() ? "the server closed the connection before answering"
+                             : "the server closed the connection mid-response");
+          close_slot(s);
+        }
+        continue;
+      }
+      const int64_t done = MonotonicNanos();
+      last_response_ns = done;
+      ++result.requests;
+      if (resp->status < 200 || resp->status > 299) ++result.non_2xx;
+      result.latency_us.push_back(static_cast<double>(done - s.started_ns) / 1e3);
+      ++result.per_worker[resp->worker];
+      s.in_flight = false;
+      const bool reuse = o.keep_alive && !resp->close && !eof;
+      if (!reuse) close_slot(s);
+      if (may_start()) begin_request(s);
+    }
+  }
+  for (Slot& s : slots) close_slot(s);
+  result.seconds = static_cast<double>(last_response_ns - t_begin) * 1e-9;
+  return result;
+}
+
+}  // namespace spawnlab

@@ -1,0 +1,51 @@
+// server_process.h: run the accept experiment's server (server.cc) and stop it.
+//
+// Start launches it on a free loopback port and waits for its "listening"
+// line; a server that cannot start gives Unimplemented (the kernel lacks the
+// mechanism: exit 3), InvalidArgument (bad flags, port in use: exit 2) or
+// Internal, each with what the server said. Stop sends SIGTERM and reaps it;
+// a server never outlives its ServerProcess (and is killed after 30 minutes
+// in any case).
+//
+// Example:
+//
+//   absl::StatusOr<ServerProcess> s = ServerProcess::Start(binary, "reuseport", "epoll", 2);
+//   RunLoad({.port = s->port(), ...});
+//   s->Stop();
+
+#ifndef SPAWNLAB_EXPERIMENTS_ACCEPT_SERVER_PROCESS_H_
+#define SPAWNLAB_EXPERIMENTS_ACCEPT_SERVER_PROCESS_H_
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "lib/command.h"
+
+namespace spawnlab {
+
+class ServerProcess {
+ public:
+  static absl::StatusOr<ServerProcess> Start(const std::string& binary, const std::string& model,
+                                             const std::string& mechanism, int workers,
+                                             int port = 0);
+  int port() const { return port_; }
+  // The server's children: its workers (and, for proxy, the relay).
+  const std::vector<pid_t>& children() const { return children_; }
+  // SIGTERM, then reap; the server's exit status.
+  absl::StatusOr<ExitStatus> Stop();
+
+ private:
+  ServerProcess(Process p) : process_(std::move(p)) {}
+  Process process_;
+  int port_ = 0;
+  std::vector<pid_t> children_;
+  bool stopped_ = false;
+};
+
+}  // namespace spawnlab
+
+#endif  // SPAWNLAB_EXPERIMENTS_ACCEPT_SERVER_PROCESS_H_
