@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/stats.h"
 #include "lib/bench.h"
+#include "lib/benchmark_json.h"
 #include "nlohmann/json.hpp"
 
 namespace analysis {
@@ -100,8 +101,7 @@ const Series* ResultsFile::Find(absl::string_view name) const {
 }
 
 absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_view path) {
-  nlohmann::json doc = nlohmann::json::parse(text.begin(), text.end(), nullptr,
-                                             /*allow_exceptions=*/false);
+  nlohmann::json doc = spawnlab::ParseBenchmarkJson(text);
   if (doc.is_discarded()) {
     return Bad(path, text.empty() ? "empty file" : "not valid JSON (truncated or corrupt?)");
   }

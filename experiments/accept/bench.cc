@@ -13,11 +13,13 @@
 // process, and stops it. The row's time is per request (the load's duration
 // over its requests). Counters: requests_per_s, p50_us, p99_us, max_us,
 // errors, timeouts, non_2xx, spread_stddev and spread_max_over_min (of the
-// requests each worker answered). A mechanism the kernel lacks is skipped
+// requests each worker answered; left out when a worker answered none) and
+// idle_workers. A mechanism the kernel lacks is skipped
 // with the reason.
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -68,15 +70,24 @@ void BM_Accept(benchmark::State& state, std::string model, std::string mechanism
     return FailRow(state, stopped.ok() ? absl::InternalError(stopped->ToString())
                                        : stopped.status());
   }
-  state.counters["requests_per_s"] = static_cast<double>(last.requests) / last.seconds;
-  state.counters["p50_us"] = last.Percentile(50);
-  state.counters["p99_us"] = last.Percentile(99);
-  state.counters["max_us"] = last.Percentile(100);
-  state.counters["errors"] = static_cast<double>(last.errors);
-  state.counters["timeouts"] = static_cast<double>(last.timeouts);
-  state.counters["non_2xx"] = static_cast<double>(last.non_2xx);
-  state.counters["spread_stddev"] = last.SpreadStddev(workers);
-  state.counters["spread_max_over_min"] = last.SpreadMaxOverMin(workers);
+  // Google Benchmark writes inf and nan unquoted, which is not JSON: a counter
+  // that is not finite (max/min with an idle worker) is left out, and
+  // idle_workers says why.
+  auto set = [&](const char* name, double value) {
+    if (std::isfinite(value)) state.counters[name] = value;
+  };
+  set("requests_per_s", static_cast<double>(last.requests) / last.seconds);
+  set("p50_us", last.Percentile(50));
+  set("p99_us", last.Percentile(99));
+  set("max_us", last.Percentile(100));
+  set("errors", static_cast<double>(last.errors));
+  set("timeouts", static_cast<double>(last.timeouts));
+  set("non_2xx", static_cast<double>(last.non_2xx));
+  set("spread_stddev", last.SpreadStddev(workers));
+  set("spread_max_over_min", last.SpreadMaxOverMin(workers));
+  int idle = 0;
+  for (int w = 0; w < workers; ++w) idle += last.per_worker.count(w) == 0;
+  set("idle_workers", idle);
 }
 
 void Register(const BenchOptions& options) {

@@ -4,11 +4,13 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lib/bench.h"
 #include "lib/bench_name.h"
+#include "lib/benchmark_json.h"
 #include "lib/spawn.h"
 
 namespace spawnlab {
@@ -33,7 +35,9 @@ absl::StatusOr<nlohmann::json> RunBench(const std::string& bench,
   }
   std::ifstream in(out);
   if (!in) return absl::NotFoundError(absl::StrCat(bench, " wrote no ", out));
-  nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json json = ParseBenchmarkJson(text.str());
   if (json.is_discarded()) {
     return absl::DataLossError(absl::StrCat(out, " is not valid JSON"));
   }
