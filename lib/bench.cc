@@ -3,13 +3,17 @@
 #include "lib/bench.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -20,8 +24,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "lib/environment.h"
 #include "lib/pin.h"
+#include "lib/runfiles.h"
 
 ABSL_FLAG(bool, quick, false, "A smoke run of a few seconds: fewer repetitions, shorter rows.");
 ABSL_FLAG(std::string, out, "",
@@ -37,17 +45,23 @@ namespace {
 class CountingConsoleReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
+    bool failed = false;
     for (const Run& run : runs) {
       if (run.error_occurred && !absl::StartsWith(run.error_message, kSkippedPrefix)) {
-        ++failed_;
+        failed = true;
       }
     }
+    failed_ += failed;
+    // Called once per row with its repetitions, and again with its aggregates.
+    if (!runs.empty() && runs[0].run_type == Run::RT_Iteration) ++rows_done_;
     benchmark::ConsoleReporter::ReportRuns(runs);
   }
   int failed() const { return failed_; }
+  const std::atomic<int>* rows_done() const { return &rows_done_; }
 
  private:
   int failed_ = 0;
+  std::atomic<int> rows_done_{0};
 };
 
 absl::Status MakeDirs(const std::string& file_path) {
@@ -67,6 +81,47 @@ absl::Status MakeDirs(const std::string& file_path) {
   return absl::OkStatus();
 }
 
+// Rows registered through Configure: the denominator of the progress line.
+std::atomic<int> rows_registered{0};
+
+// Prints "[progress] 45 s: 12 of 30 rows done" to stderr every 15 s while
+// the benchmarks run: with interleaved repetitions no row is reported before
+// the end, and a long row is silent for a while in any case.
+class ProgressTicker {
+ public:
+  // The thread starts with every signal blocked, so that a process-directed
+  // signal a bench waits for (SIGCHLD through a signalfd) never lands here.
+  explicit ProgressTicker(const std::atomic<int>* done) : done_(done), start_(absl::Now()) {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    thread_ = std::thread([this] { Run(); });
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
+  ~ProgressTicker() {
+    {
+      absl::MutexLock lock(&mu_);
+      stop_ = true;
+    }
+    thread_.join();
+  }
+
+ private:
+  void Run() {
+    absl::MutexLock lock(&mu_);
+    while (!mu_.AwaitWithTimeout(absl::Condition(&stop_), absl::Seconds(15))) {
+      std::cerr << "[progress] " << absl::ToInt64Seconds(absl::Now() - start_) << " s: "
+                << done_->load() << " of " << rows_registered.load() << " rows done"
+                << std::endl;
+    }
+  }
+  const std::atomic<int>* done_;
+  const absl::Time start_;
+  absl::Mutex mu_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
 double Min(const std::vector<double>& v) {
   return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
 }
@@ -75,6 +130,7 @@ double Min(const std::vector<double>& v) {
 
 benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
                                           const BenchOptions& /*options*/, Clock clock) {
+  ++rows_registered;
   b->ComputeStatistics("min", Min);
   if (clock == Clock::kManual) return b->UseManualTime()->Unit(benchmark::kMicrosecond);
   return b->Unit(benchmark::kNanosecond);
@@ -86,6 +142,15 @@ void SkipRow(benchmark::State& state, const absl::Status& why) {
 
 void FailRow(benchmark::State& state, const absl::Status& error) {
   state.SkipWithError(error.ToString().c_str());
+}
+
+std::string RunfileOrExit(absl::string_view path) {
+  absl::StatusOr<std::string> found = Runfile(path);
+  if (!found.ok()) {
+    std::cerr << "error: " << found.status().message() << "\n";
+    std::exit(2);
+  }
+  return *found;
 }
 
 std::string DefaultResultsPath(absl::string_view root, absl::string_view experiment) {
@@ -178,7 +243,10 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
 
   register_benchmarks(options);
   CountingConsoleReporter console;
-  benchmark::RunSpecifiedBenchmarks(&console);
+  {
+    ProgressTicker ticker(console.rows_done());
+    benchmark::RunSpecifiedBenchmarks(&console);
+  }
   benchmark::Shutdown();
   if (!user_chose_out) std::cerr << "results: " << out << "\n";
   if (console.failed() > 0) {

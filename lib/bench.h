@@ -73,6 +73,10 @@ void SkipRow(benchmark::State& state, const absl::Status& why);
 // Marks the row failed.
 void FailRow(benchmark::State& state, const absl::Status& error);
 
+// For registration functions: the absolute path of a runfile (a `data`
+// dependency, named from the workspace root), or exit 2 saying what is missing.
+std::string RunfileOrExit(absl::string_view path);
+
 // results/<kernel-release>/<experiment>.json under `root`.
 std::string DefaultResultsPath(absl::string_view root, absl::string_view experiment);
 

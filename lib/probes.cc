@@ -205,20 +205,21 @@ absl::Status ProbeExecveat() {
   return *result;
 }
 
+UniqueFd OpenInstructionCounter() {
+  struct perf_event_attr attr = {};
+  attr.size = sizeof(attr);
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+  attr.disabled = 1;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  return UniqueFd(
+      static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)));
+}
+
 absl::Status ProbePerfInstructions() {
   static const absl::Status* const result = [] {
-    struct perf_event_attr attr = {};
-    attr.size = sizeof(attr);
-    attr.type = PERF_TYPE_HARDWARE;
-    attr.config = PERF_COUNT_HW_INSTRUCTIONS;
-    attr.disabled = 1;
-    attr.exclude_kernel = 1;
-    attr.exclude_hv = 1;
-    long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd >= 0) {
-      close(static_cast<int>(fd));
-      return new absl::Status();
-    }
+    if (OpenInstructionCounter().valid()) return new absl::Status();
     const int err = errno;
     std::string why;
     if (err == ENOENT || err == EOPNOTSUPP) {

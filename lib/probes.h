@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "lib/unique_fd.h"
 
 namespace spawnlab {
 
@@ -29,6 +30,11 @@ absl::Status ProbeIoUringOpcode(int opcode);  // via io_uring_get_probe
 absl::Status ProbeMemfdCreate();      // memfd_create(2), Linux 3.17
 absl::Status ProbeExecveat();         // execveat(2), Linux 3.19
 absl::Status ProbePerfInstructions(); // perf_event_open of retired instructions
+
+// A counter of the user-space instructions the calling thread retires
+// (perf_event_open, created disabled); invalid where ProbePerfInstructions
+// fails. Enable and read it with the PERF_EVENT_IOC_* ioctls.
+UniqueFd OpenInstructionCounter();
 
 // Every probe above but the per-opcode one, by name ("clone3", ...), for the
 // environment record.

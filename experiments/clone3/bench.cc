@@ -154,14 +154,7 @@ void Register(const BenchOptions& options) {
   std::vector<std::string> paths;
   for (const ChildKind& c : kChildren) {
     std::string path = absl::GetFlag(*c.flag);
-    if (path.empty()) {
-      absl::StatusOr<std::string> found = Runfile(c.runfile);
-      if (!found.ok()) {
-        std::cerr << "error: " << found.status() << " (give --" << c.name << "_child=PATH)\n";
-        std::exit(2);
-      }
-      path = *found;
-    }
+    if (path.empty()) path = RunfileOrExit(c.runfile);
     paths.push_back(path);
   }
   for (const ParentSize& parent : kParents) {

@@ -149,15 +149,7 @@ void BM_Build(benchmark::State& state) {
 
 void Register(const BenchOptions& options) {
   child_path = absl::GetFlag(FLAGS_minimal_child);
-  if (child_path.empty()) {
-    absl::StatusOr<std::string> found = Runfile("lib/children/minimal_child");
-    if (!found.ok()) {
-      fprintf(stderr, "error: %s (give --minimal_child=PATH)\n",
-              std::string(found.status().message()).c_str());
-      exit(2);
-    }
-    child_path = *found;
-  }
+  if (child_path.empty()) child_path = RunfileOrExit("lib/children/minimal_child");
   benchmark::AddCustomContext("command.spawn_method",
                               std::string(SpawnMethodName(CommandSpawnMethod())));
   const std::string c = "/child:minimal";

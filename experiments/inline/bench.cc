@@ -32,15 +32,6 @@
 namespace spawnlab {
 namespace {
 
-std::string Find(const std::string& runfile) {
-  absl::StatusOr<std::string> p = Runfile(runfile);
-  if (!p.ok()) {
-    fprintf(stderr, "error: %s\n", std::string(p.status().message()).c_str());
-    exit(2);
-  }
-  return *p;
-}
-
 void BM_Spawner(benchmark::State& state, std::string spawner, SpawnMethod method,
                 std::string child, bool instructions) {
   if (instructions) {
@@ -83,9 +74,9 @@ void BM_ChildOpt(benchmark::State& state, std::string child, bool until_start) {
 }
 
 void Register(const BenchOptions& options) {
-  const std::string minimal = Find("lib/children/minimal_child");
+  const std::string minimal = RunfileOrExit("lib/children/minimal_child");
   for (const char* inl : {"forbidden", "default", "forced"}) {
-    const std::string spawner = Find(absl::StrCat("experiments/inline/spawner_", inl));
+    const std::string spawner = RunfileOrExit(absl::StrCat("experiments/inline/spawner_", inl));
     for (SpawnMethod method : {SpawnMethod::kVfork, SpawnMethod::kFork}) {
       const std::string m(SpawnMethodName(method));
       Configure(benchmark::RegisterBenchmark(
@@ -100,7 +91,7 @@ void Register(const BenchOptions& options) {
     }
   }
   for (const char* opt : {"O0", "O2"}) {
-    const std::string child = Find(absl::StrCat("experiments/inline/child_", opt));
+    const std::string child = RunfileOrExit(absl::StrCat("experiments/inline/child_", opt));
     for (bool until_start : {true, false}) {
       Configure(benchmark::RegisterBenchmark(
                     absl::StrCat("exec/child-opt:", opt, "/until:", until_start ? "start" : "exit")

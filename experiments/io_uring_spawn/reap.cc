@@ -159,8 +159,17 @@ absl::Status Reaper::ReapAll(Batch& batch) {
           if (absl::Status s = CheckExit(pid, status); !s.ok()) return s;
         }
         if (batch.reaped() == n) break;
+        // SIGCHLD is process-directed: a thread of this process that does not
+        // block it takes it, and this signalfd never hears of it. Never wait
+        // forever on that.
+        struct pollfd pfd = {signalfd_.get(), POLLIN, 0};
+        int ready = poll(&pfd, 1, 10000);
+        if (ready == 0) {
+          return absl::DeadlineExceededError(
+              "no SIGCHLD reached the signalfd in 10 s (does another thread leave it unblocked?)");
+        }
         struct signalfd_siginfo info;
-        if (read(signalfd_.get(), &info, sizeof(info)) < 0 && errno != EINTR) {
+        if (ready > 0 && read(signalfd_.get(), &info, sizeof(info)) < 0 && errno != EINTR) {
           return absl::ErrnoToStatus(errno, "read signalfd");
         }
       }

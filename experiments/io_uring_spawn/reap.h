@@ -3,7 +3,8 @@
 //   waitpid       waitpid() on each pid in turn
 //   signalfd      SIGCHLD through a signalfd, then waitpid(-1, WNOHANG) until
 //                 nothing is left (the SIGCHLD-handler loop of seed 000, without
-//                 a handler)
+//                 a handler). Every thread of the process must block SIGCHLD,
+//                 or the kernel may hand it to one that discards it.
 //   epoll-pidfd   every child's pidfd in an epoll set; waitpid as each is ready
 //   uring-poll    IORING_OP_POLL_ADD on every pidfd; waitpid as each completes
 //   uring-waitid  IORING_OP_WAITID (Linux 6.7) per child: the kernel reaps it.

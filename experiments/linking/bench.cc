@@ -34,15 +34,6 @@
 namespace spawnlab {
 namespace {
 
-std::string Find(const std::string& runfile) {
-  absl::StatusOr<std::string> p = Runfile(runfile);
-  if (!p.ok()) {
-    fprintf(stderr, "error: %s\n", std::string(p.status().message()).c_str());
-    exit(2);
-  }
-  return *p;
-}
-
 // The child's counters, measured once per variant (ptrace is slow).
 struct ChildCounters {
   int64_t mappings = -1;
@@ -98,7 +89,7 @@ void BM_ParentSpawn(benchmark::State& state, std::string parent, SpawnMethod met
 
 void Register(const BenchOptions& options) {
   for (const char* link : {"static", "static-pie", "dynamic", "dynamic-many"}) {
-    const std::string child = Find(absl::StrCat("experiments/linking/child_", link));
+    const std::string child = RunfileOrExit(absl::StrCat("experiments/linking/child_", link));
     for (bool until_start : {true, false}) {
       Configure(benchmark::RegisterBenchmark(
                     absl::StrCat("exec/child-link:", link, "/until:",
@@ -111,9 +102,9 @@ void Register(const BenchOptions& options) {
   absl::Status ptrace = CountSyscalls(ExecSpec("/bin/true", {"true"})).status();
   benchmark::AddCustomContext("linking.syscall_counter",
                               ptrace.ok() ? "ptrace" : std::string(ptrace.message()));
-  const std::string minimal = Find("lib/children/minimal_child");
+  const std::string minimal = RunfileOrExit("lib/children/minimal_child");
   for (const char* link : {"static", "dynamic"}) {
-    const std::string parent = Find(absl::StrCat("experiments/linking/parent_", link));
+    const std::string parent = RunfileOrExit(absl::StrCat("experiments/linking/parent_", link));
     for (SpawnMethod method : {SpawnMethod::kFork, SpawnMethod::kVfork}) {
       Configure(benchmark::RegisterBenchmark(
                     absl::StrCat("spawn/parent-link:", link, "/method:", SpawnMethodName(method),

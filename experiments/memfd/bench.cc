@@ -112,12 +112,7 @@ void BM_Exec(benchmark::State& state, Source source, bool cold, bool sealed) {
 }
 
 void Register(const BenchOptions& options) {
-  absl::StatusOr<std::string> child = Runfile("lib/children/static_child");
-  if (!child.ok()) {
-    fprintf(stderr, "error: %s\n", std::string(child.status().message()).c_str());
-    exit(2);
-  }
-  child_path = *child;
+  child_path = RunfileOrExit("lib/children/static_child");
   std::ifstream in(child_path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();

@@ -48,17 +48,13 @@ void BM_Exec(benchmark::State& state, std::string child, bool cold) {
 
 void Register(const BenchOptions& options) {
   for (const char* variant : {"debug", "default", "stripped"}) {
-    absl::StatusOr<std::string> child = Runfile(absl::StrCat("experiments/strip/child_", variant));
-    if (!child.ok()) {
-      fprintf(stderr, "error: %s\n", std::string(child.status().message()).c_str());
-      exit(2);
-    }
+    const std::string child = RunfileOrExit(absl::StrCat("experiments/strip/child_", variant));
     for (bool cold : {false, true}) {
       Configure(benchmark::RegisterBenchmark(
                     absl::StrCat("exec/strip:", variant, "/cache:", cold ? "cold" : "warm",
                                  "/until:exit")
                         .c_str(),
-                    BM_Exec, *child, cold),
+                    BM_Exec, child, cold),
                 options);
     }
   }

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <string>
 
+#include "lib/probes.h"
 #include "lib/spawn.h"
 #include "lib/unique_fd.h"
 
@@ -42,20 +43,6 @@ int64_t Mappings() {
   for (int c; (c = fgetc(f)) != EOF;) lines += c == '\n';
   fclose(f);
   return lines;
-}
-
-// The user-space instructions this thread retires while enabled; invalid
-// where the machine has no such counter.
-spawnlab::UniqueFd InstructionCounter() {
-  struct perf_event_attr attr = {};
-  attr.size = sizeof(attr);
-  attr.type = PERF_TYPE_HARDWARE;
-  attr.config = PERF_COUNT_HW_INSTRUCTIONS;
-  attr.disabled = 1;
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
-  return spawnlab::UniqueFd(
-      static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)));
 }
 
 }  // namespace
@@ -79,7 +66,7 @@ int main(int argc, char** argv) {
   spawnlab::UniqueFd inherited(fcntl(clock_write.get(), F_DUPFD, 3));
   const std::string child = argv[2];
   spawnlab::ExecSpec spec(child, {child, std::to_string(inherited.get())});
-  spawnlab::UniqueFd counter = InstructionCounter();
+  spawnlab::UniqueFd counter = spawnlab::OpenInstructionCounter();
   setvbuf(stdout, nullptr, _IOLBF, 0);
   printf("ready %lld\n", static_cast<long long>(Mappings()));
   char line[64];
