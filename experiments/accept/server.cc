@@ -23,7 +23,8 @@
 // It binds 127.0.0.1 only, prints "listening on 127.0.0.1:PORT" and a line
 // "workers PID..." when ready, and runs until SIGINT or SIGTERM, when it
 // stops and reaps every worker and exits 0. Workers die with it
-// (PR_SET_PDEATHSIG). Exit codes: 2 for bad flags or a port in use, 3 when
+// (PR_SET_PDEATHSIG), and with --die_with_parent it dies with whatever
+// started it (a bench or a test that is killed). Exit codes: 2 for bad flags or a port in use, 3 when
 // the kernel lacks the mechanism (io_uring), 1 for anything else.
 
 #include <arpa/inet.h>
@@ -63,6 +64,8 @@ ABSL_FLAG(std::string, mechanism, "epoll",
           "blocking, epoll, epoll-exclusive, uring or uring-multishot");
 ABSL_FLAG(int, workers, 0, "Worker processes; 0 means one per CPU.");
 ABSL_FLAG(int, port, 8080, "TCP port on 127.0.0.1; 0 picks a free one.");
+ABSL_FLAG(bool, die_with_parent, false,
+          "Stop (as on SIGTERM) when the process that started the server dies: for harnesses.");
 
 namespace {
 
@@ -493,6 +496,11 @@ int main(int argc, char** argv) {
     if (absl::Status s = spawnlab::ProbeIoUringOpcode(IORING_OP_ACCEPT); !s.ok()) {
       Fail(kExitUnsupported, std::string(s.message()));
     }
+  }
+  if (absl::GetFlag(FLAGS_die_with_parent)) {
+    const pid_t parent = getppid();
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) Fail(1, "the parent died before the server started");
   }
   // A server uses every CPU, whatever a parent (a pinned bench) had.
   cpu_set_t all;

@@ -23,7 +23,8 @@ absl::StatusOr<ServerProcess> ServerProcess::Start(const std::string& binary,
   absl::StatusOr<Process> p =
       Command(binary)
           .Args({absl::StrCat("--model=", model), absl::StrCat("--mechanism=", mechanism),
-                 absl::StrCat("--workers=", workers), absl::StrCat("--port=", port)})
+                 absl::StrCat("--workers=", workers), absl::StrCat("--port=", port),
+                 "--die_with_parent"})
           .Stdout(Stdio::Pipe())
           .Stderr(Stdio::Pipe())
           .Timeout(absl::Minutes(30))

@@ -10,8 +10,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include "absl/strings/str_replace.h"
 #include "experiments/accept/loadgen.h"
+#include "lib/command.h"
 #include "experiments/accept/server_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -118,6 +121,32 @@ TEST(Server, KillingTheSupervisorTakesTheWorkersWithIt) {
   absl::StatusOr<ExitStatus> killed = t->Stop();
   ASSERT_TRUE(killed.ok());
   EXPECT_TRUE(killed->signaled());
+}
+
+// The server started by a harness that is killed (as a bench under Ctrl-C or a
+// test timing out) must not outlive it: a helper process starts one and is
+// SIGKILLed.
+TEST(Server, DiesWithTheProcessThatStartedIt) {
+  absl::StatusOr<Process> helper =
+      Command("/bin/sh")
+          .Args({"-c", "\"$0\" --model=shared --mechanism=epoll --workers=2 --port=0 "
+                       "--die_with_parent & echo $!; wait",
+                 Server()})
+          .Stdout(Stdio::Pipe())
+          .Start();
+  ASSERT_TRUE(helper.ok()) << helper.status();
+  // The shell prints the server's pid first, then the server its own lines.
+  std::string out;
+  char buf[256];
+  for (int i = 0; i < 500 && out.find("workers ") == std::string::npos; ++i) {
+    ssize_t n = read(helper->stdout_fd(), buf, sizeof(buf));
+    if (n > 0) out.append(buf, static_cast<size_t>(n));
+    usleep(10000);
+  }
+  const pid_t server = std::atoi(out.c_str());
+  ASSERT_GT(server, 0) << out;
+  ASSERT_EQ(kill(helper->pid(), SIGKILL), 0);
+  EXPECT_TRUE(Gone(server)) << "the server outlived the process that started it";
 }
 
 TEST(Server, BadFlagsAreClearErrors) {
