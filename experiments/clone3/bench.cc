@@ -30,6 +30,7 @@
 #include "absl/strings/str_split.h"
 #include "lib/ballast.h"
 #include "lib/bench.h"
+#include "lib/bench_spawn.h"
 #include "lib/probes.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
@@ -126,17 +127,7 @@ void BM_Spawn(benchmark::State& state, SpawnMethod method, std::string child_pat
   }
   absl::StatusOr<TimedSpawner> spawner = TimedSpawner::Create(child_path);
   if (!spawner.ok()) return FailRow(state, spawner.status());
-  absl::StatusOr<SpawnTimes> warm = spawner->Once(method);
-  if (!warm.ok()) return FailRow(state, warm.status());
-  for (auto _ : state) {
-    absl::StatusOr<SpawnTimes> t = spawner->Once(method);
-    if (!t.ok()) {
-      FailRow(state, t.status());
-      break;
-    }
-    state.SetIterationTime(static_cast<double>(until_start ? t->to_start_ns : t->to_exit_ns) *
-                           1e-9);
-  }
+  TimeSpawns(state, *spawner, method, until_start);
 }
 
 // The harness's own cost inside a measured interval: the two clock reads.

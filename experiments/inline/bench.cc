@@ -23,6 +23,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/bench.h"
+#include "lib/bench_spawn.h"
 #include "lib/probes.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
@@ -60,17 +61,7 @@ void BM_Spawner(benchmark::State& state, std::string spawner, SpawnMethod method
 void BM_ChildOpt(benchmark::State& state, std::string child, bool until_start) {
   absl::StatusOr<TimedSpawner> spawner = TimedSpawner::Create(child);
   if (!spawner.ok()) return FailRow(state, spawner.status());
-  absl::StatusOr<SpawnTimes> warm = spawner->Once(SpawnMethod::kVfork);
-  if (!warm.ok()) return FailRow(state, warm.status());
-  for (auto _ : state) {
-    absl::StatusOr<SpawnTimes> t = spawner->Once(SpawnMethod::kVfork);
-    if (!t.ok()) {
-      FailRow(state, t.status());
-      break;
-    }
-    state.SetIterationTime(static_cast<double>(until_start ? t->to_start_ns : t->to_exit_ns) *
-                           1e-9);
-  }
+  TimeSpawns(state, *spawner, SpawnMethod::kVfork, until_start);
 }
 
 void Register(const BenchOptions& options) {

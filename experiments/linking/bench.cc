@@ -25,6 +25,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/bench.h"
+#include "lib/bench_spawn.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
 #include "lib/spawner/driver.h"
@@ -55,17 +56,7 @@ void BM_ChildExec(benchmark::State& state, std::string child, bool until_start) 
   absl::StatusOr<TimedSpawner> spawner = TimedSpawner::Create(child);
   if (!spawner.ok()) return FailRow(state, spawner.status());
   const ChildCounters& counters = CountersFor(child, *spawner);
-  absl::StatusOr<SpawnTimes> warm = spawner->Once(SpawnMethod::kVfork);
-  if (!warm.ok()) return FailRow(state, warm.status());
-  for (auto _ : state) {
-    absl::StatusOr<SpawnTimes> t = spawner->Once(SpawnMethod::kVfork);
-    if (!t.ok()) {
-      FailRow(state, t.status());
-      break;
-    }
-    state.SetIterationTime(static_cast<double>(until_start ? t->to_start_ns : t->to_exit_ns) *
-                           1e-9);
-  }
+  TimeSpawns(state, *spawner, SpawnMethod::kVfork, until_start);
   if (counters.mappings >= 0) state.counters["mappings"] = static_cast<double>(counters.mappings);
   if (counters.syscalls.ok()) state.counters["syscalls"] = *counters.syscalls;
 }
