@@ -3,6 +3,10 @@
 
 #include "lib/page_cache.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -25,6 +29,25 @@ TEST(PageCacheFile, EvictsWhatWasCached) {
   std::ifstream in(path);
   std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_GT(*f->ResidentPages(), 0);
+}
+
+// A cold-cache row must be skipped, not mismeasured, when the pages cannot be
+// dropped: here because another mapping holds them.
+TEST(PageCacheFile, PagesThatCannotBeDroppedAreAnErrorToSkipOn) {
+  const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/pinned");
+  std::ofstream(path) << std::string(1 << 20, 'y');
+  absl::StatusOr<PageCacheFile> f = PageCacheFile::Open(path);
+  ASSERT_TRUE(f.ok());
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  void* map = mmap(nullptr, 1 << 20, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  if (mlock(map, 1 << 20) != 0) GTEST_SKIP() << "mlock not permitted here";
+  absl::Status s = f->Evict();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find("left"), absl::string_view::npos) << s;
+  munlock(map, 1 << 20);
+  munmap(map, 1 << 20);
+  close(fd);
 }
 
 TEST(PageCacheFile, MissingFileIsNotFound) {
