@@ -70,6 +70,8 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   EXPECT_THAT(clone3, HasSubstr("| `spawn/method:fork/child:minimal/parent:small/until:exit` |"));
   EXPECT_THAT(clone3, HasSubstr("## Across kernels and hosts"));
   EXPECT_THAT(clone3, HasSubstr("Cross-check against lat_proc"));
+  // Fixture minima: bench fork 1358 / vfork 388 = 3.50; crosscheck 1300 / 400.
+  EXPECT_THAT(clone3, HasSubstr("| fork / vfork, to reaped (lat_proc) | 3.50x | 3.25x | 1.08 | yes |"));
   EXPECT_THAT(clone3, HasSubstr("Harness overhead"));
   EXPECT_THAT(ledger, HasSubstr("| P-1 (the shape: flat vs growing) |"));
   EXPECT_THAT(ledger, HasSubstr("**implausible**"));
