@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <iostream>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,8 +53,10 @@ class CountingConsoleReporter : public benchmark::ConsoleReporter {
       }
     }
     failed_ += failed;
-    // Called once per row with its repetitions, and again with its aggregates.
-    if (!runs.empty() && runs[0].run_type == Run::RT_Iteration) ++rows_done_;
+    // Called with a row's repetitions and/or its aggregates (with
+    // --benchmark_display_aggregates_only, the aggregates alone): a row is
+    // done the first time it is reported at all.
+    if (!runs.empty() && rows_seen_.insert(runs[0].run_name.str()).second) ++rows_done_;
     benchmark::ConsoleReporter::ReportRuns(runs);
   }
   int failed() const { return failed_; }
@@ -61,6 +64,7 @@ class CountingConsoleReporter : public benchmark::ConsoleReporter {
 
  private:
   int failed_ = 0;
+  std::set<std::string> rows_seen_;
   std::atomic<int> rows_done_{0};
 };
 
