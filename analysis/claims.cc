@@ -416,6 +416,11 @@ std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>
                 : kind == "difference" ? EvaluateDifference(claim.rule, file)
                                        : EvaluateShape(claim.rule, file);
     v.kernel = absl::StrCat(file.kernel(), " on ", file.host());
+    // A verdict from a run the record calls noisy says so beside it.
+    if (auto it = file.context.find("run.noisy");
+        it != file.context.end() && absl::StartsWith(it->second, "yes")) {
+      absl::StrAppend(&v.kernel, " (noisy run: ", it->second.substr(5), ")");
+    }
     out.push_back(std::move(v));
   }
   if (out.empty()) {

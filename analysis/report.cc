@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -35,6 +36,37 @@ std::string Ctx(const ResultsFile& f, const char* key) {
 }
 
 bool Quick(const ResultsFile& f) { return Ctx(f, "spawnlab.quick") == "true"; }
+
+// "noisy", "quiet" or "not recorded" (results from before the run record).
+std::string NoisyMark(const ResultsFile& f) {
+  const std::string n = Ctx(f, "run.noisy");
+  if (n == "—") return "not recorded";
+  return absl::StartsWith(n, "yes") ? "**noisy**" : "quiet";
+}
+
+// The conditions the run was measured under (lib/run_record.h).
+std::string RunConditions(const ResultsFile& f) {
+  if (Ctx(f, "run.start") == "—") {
+    return "The run's conditions were not recorded (results from before the run record).\n\n";
+  }
+  std::string out = absl::StrCat(
+      "| run | |\n|---|---|\n", "| window | ", Ctx(f, "run.start"), " to ", Ctx(f, "run.end"),
+      " (", Ctx(f, "run.seconds"), " s) |\n", "| load average before, after | ",
+      Ctx(f, "run.loadavg_before"), "; ", Ctx(f, "run.loadavg_after"), " |\n",
+      "| CPU used by other processes | ", Ctx(f, "run.other_cpu_cores"), " cores |\n",
+      "| busiest other processes | ", Cell(Ctx(f, "run.busiest_others")), " |\n",
+      "| steal, iowait | ", Ctx(f, "run.steal_pct"), "%, ", Ctx(f, "run.iowait_pct"), "% |\n",
+      "| the bench's involuntary context switches | ", Ctx(f, "run.involuntary_switches"),
+      " |\n", "| bench lock | ", Cell(Ctx(f, "run.lock")), " |\n");
+  if (Ctx(f, "spawnlab.canary.row") != "—") {
+    absl::StrAppend(&out, "| drift canary | `", Ctx(f, "spawnlab.canary.row"), "` moved ",
+                    Ctx(f, "spawnlab.canary.drift_pct"), "% (last half against first half of ",
+                    "its rounds) |\n");
+  }
+  absl::StrAppend(&out, "| noisy | ", Cell(Ctx(f, "run.noisy")),
+                  " (thresholds: README, \"Noisy runs\") |\n\n");
+  return out;
+}
 
 std::string Percent(double x) { return std::isnan(x) ? "n/a" : absl::StrFormat("%.1f%%", x * 100); }
 
@@ -368,7 +400,7 @@ std::string ExperimentReport(const std::string& experiment,
       absl::StrAppend(&out, "This is a `--quick` smoke run: too few repetitions to conclude ",
                       "anything.\n\n");
     }
-    absl::StrAppend(&out, HarnessOverhead(*f), KeyRatioTable(*f), Charts(*f));
+    absl::StrAppend(&out, RunConditions(*f), HarnessOverhead(*f), KeyRatioTable(*f), Charts(*f));
     if (experiment == "clone3") absl::StrAppend(&out, CrossCheck(*f, all));
     absl::StrAppend(&out, RowsTable(*f), "\n", Environment(*f));
   }
@@ -384,20 +416,29 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
       kGeneratedMarker, "\n\n# spawnlab reports\n\n",
       "Generated from the results files under `results/`. The claims ledger is in ",
       "[claims.md](claims.md).\n\n## Machines and kernels\n\n",
-      "| kernel | host | CPU | CPUs | virtualization | THP | ASLR | glibc | compiler | git |\n",
+      "| kernel | host | CPU | CPUs | virtualization | THP | ASLR | glibc | compiler | revisions |\n",
       "|---|---|---|---:|---|---|---|---|---|---|\n");
-  std::set<std::string> machines;
+  // One row per kernel and host, with every git revision its results came from.
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::set<std::string>>>
+      machines;
   for (const ResultsFile* f : files) {
-    std::string row = absl::StrCat(
-        "| ", f->kernel(), " | ", f->host(), " | ", Cell(Ctx(*f, "cpu.model")), " | ",
-        Ctx(*f, "cpu.online"), " | ", Cell(Ctx(*f, "virtualization")), " | ",
-        Ctx(*f, "thp.enabled"), " | ", Ctx(*f, "aslr"), " | ", Ctx(*f, "glibc"), " | ",
-        Cell(Ctx(*f, "compiler")), " | ", ShortRevision(*f), " |\n");
-    if (Ctx(*f, "cpu.model") != "—" && machines.insert(row).second) absl::StrAppend(&out, row);
+    if (Ctx(*f, "cpu.model") == "—") continue;
+    auto& m = machines[{f->kernel(), f->host()}];
+    if (m.first.empty()) {
+      m.first = absl::StrCat(
+          "| ", f->kernel(), " | ", f->host(), " | ", Cell(Ctx(*f, "cpu.model")), " | ",
+          Ctx(*f, "cpu.online"), " | ", Cell(Ctx(*f, "virtualization")), " | ",
+          Ctx(*f, "thp.enabled"), " | ", Ctx(*f, "aslr"), " | ", Ctx(*f, "glibc"), " | ",
+          Cell(Ctx(*f, "compiler")), " | ");
+    }
+    m.second.insert(ShortRevision(*f));
+  }
+  for (const auto& [key, m] : machines) {
+    absl::StrAppend(&out, m.first, absl::StrJoin(m.second, ", "), " |\n");
   }
   absl::StrAppend(&out, "\n## Experiments\n\n",
-                  "| experiment | kernel | host | run | rows | measured | skipped | failed | report |\n",
-                  "|---|---|---|---|---:|---:|---:|---:|---|\n");
+                  "| experiment | kernel | host | run | started | ended | noisy | rows | measured | skipped | failed | report |\n",
+                  "|---|---|---|---|---|---|---|---:|---:|---:|---:|---|\n");
   std::string skipped;
   for (const ResultsFile* f : files) {
     int measured = 0, skip = 0, failed = 0;
@@ -411,7 +452,8 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
       if (!s.error.empty()) ++failed;
     }
     absl::StrAppend(&out, "| ", f->experiment(), " | ", f->kernel(), " | ", f->host(), " | ",
-                    Quick(*f) ? "quick" : "full", " | ", f->series.size(), " | ", measured,
+                    Quick(*f) ? "quick" : "full", " | ", Ctx(*f, "run.start"), " | ",
+                    Ctx(*f, "run.end"), " | ", Cell(NoisyMark(*f)), " | ", f->series.size(), " | ", measured,
                     " | ", skip, " | ", failed, " | [", f->experiment(), ".md](", f->experiment(),
                     ".md) |\n");
   }

@@ -3,11 +3,10 @@
 
 #include "analysis/results.h"
 
-#include <dirent.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -17,7 +16,7 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/stats.h"
-#include "lib/bench.h"
+#include "lib/bench_results.h"  // kSkippedPrefix
 #include "lib/benchmark_json.h"
 #include "nlohmann/json.hpp"
 
@@ -86,7 +85,9 @@ std::string ResultsFile::kernel() const {
 }
 
 std::string ResultsFile::host() const {
-  for (const char* key : {"host.name", "host_name"}) {
+  // host.id (lib/environment.h: the machine type, not its name); older files
+  // had only the machine's name.
+  for (const char* key : {"host.id", "host.name", "host_name"}) {
     auto it = context.find(key);
     if (it != context.end()) return it->second;
   }
@@ -206,22 +207,26 @@ absl::StatusOr<ResultsFile> LoadResultsFile(const std::string& path) {
 
 namespace {
 
+// Full runs only: a --quick or filtered run (clone3.quick.json,
+// clone3.filtered.json) and a bench's unfinished temporary file are no
+// evidence. Regular files only (a FIFO is passed over, not read); a link to
+// a file is followed (Bazel's runfiles are links), a link to a folder is not,
+// so a link loop cannot trap the walk.
+bool IsResultsFile(const std::filesystem::directory_entry& e) {
+  const std::string name = e.path().filename().string();
+  std::error_code ec;
+  return e.is_regular_file(ec) && absl::EndsWith(name, ".json") &&
+         !absl::EndsWith(name, ".quick.json") && !absl::EndsWith(name, ".filtered.json") &&
+         !absl::StrContains(name, ".tmp-");
+}
+
 void FindJson(const std::string& dir, std::vector<std::string>* out) {
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return;
-  while (struct dirent* e = readdir(d)) {
-    std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    std::string path = absl::StrCat(dir, "/", name);
-    struct stat st;
-    if (stat(path.c_str(), &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) {
-      FindJson(path, out);
-    } else if (absl::EndsWith(name, ".json")) {
-      out->push_back(path);
-    }
+  std::error_code ec;
+  std::filesystem::recursive_directory_iterator it(
+      dir, std::filesystem::directory_options::skip_permission_denied, ec);
+  for (; !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (IsResultsFile(*it)) out->push_back(it->path().string());
   }
-  closedir(d);
 }
 
 }  // namespace

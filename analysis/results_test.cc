@@ -4,10 +4,15 @@
 
 #include "analysis/results.h"
 
+#include <sys/stat.h>
+
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "absl/strings/str_cat.h"
 #include "lib/runfiles.h"
 
 namespace analysis {
@@ -106,6 +111,22 @@ TEST(Results, AFolderReportsTheGoodFilesAndOneErrorPerBadOne) {
   for (size_t i = 1; i < set.files.size(); ++i) {
     EXPECT_LT(set.files[i - 1].path, set.files[i].path);  // sorted
   }
+}
+
+TEST(Results, AFolderWalkReadsFullRunsOnlyAndNeverBlocks) {
+  const std::string dir = absl::StrCat(std::getenv("TEST_TMPDIR"), "/walk");
+  const std::string host = dir + "/6.1.0-test/somehost";
+  std::filesystem::create_directories(host);
+  std::filesystem::copy_file(Testdata("good/6.1.0-test/clone3.json"), host + "/clone3.json");
+  for (const char* other : {"clone3.quick.json", "clone3.filtered.json", "clone3.json.tmp-123"}) {
+    std::filesystem::copy_file(Testdata("good/6.1.0-test/clone3.json"), host + "/" + other);
+  }
+  ASSERT_EQ(mkfifo((host + "/fifo.json").c_str(), 0600), 0);  // reading it would block
+  std::filesystem::create_directory_symlink(dir, host + "/loop");  // a walk that follows loops
+  ResultsSet set = LoadResultsDir(dir);
+  ASSERT_EQ(set.files.size(), 1u);
+  EXPECT_EQ(set.files[0].path, "walk/6.1.0-test/somehost/clone3.json");
+  EXPECT_TRUE(set.errors.empty());
 }
 
 }  // namespace

@@ -18,12 +18,14 @@ matches each regular expression in `expect`.
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_test")
 
-def spawnlab_bench(name, srcs, deps = [], data = [], expect = [], smoke_timeout_s = 120, **kwargs):
+def spawnlab_bench(name, srcs, deps = [], data = [], expect = [], smoke_timeout_s = 120, visibility = None, **kwargs):
     cc_binary(
         name = name,
         srcs = srcs,
         data = data,
         deps = deps + ["//lib:bench"],
+        # The suite (//:suite) runs every bench.
+        visibility = (visibility or []) + ["//suite:__pkg__"],
         **kwargs
     )
     cc_test(

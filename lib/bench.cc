@@ -5,14 +5,20 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/stat.h>
-#include <time.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,77 +26,75 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "lib/bench_lock.h"
+#include "lib/bench_name.h"
+#include "lib/bench_results.h"
+#include "lib/benchmark_json.h"
 #include "lib/environment.h"
 #include "lib/pin.h"
+#include "lib/run_record.h"
 #include "lib/runfiles.h"
 
-ABSL_FLAG(bool, quick, false, "A smoke run of a few seconds: fewer repetitions, shorter rows.");
+ABSL_FLAG(bool, quick, false,
+          "A smoke run of a few seconds: 2 repetitions, short rows. Writes "
+          "<experiment>.quick.json, never over a full run.");
 ABSL_FLAG(std::string, out, "",
-          "Where to write the JSON results. Default: "
-          "$BUILD_WORKSPACE_DIRECTORY/results/<kernel-release>/<experiment>.json");
+          "Where to write the JSON results (relative to where `bazel run` was started). "
+          "Default: $BUILD_WORKSPACE_DIRECTORY/results/<kernel-release>/<host>/<experiment>.json "
+          "(.quick.json with --quick, .filtered.json with --benchmark_filter).");
 ABSL_FLAG(std::string, cpu, "-1",
           "CPU to pin the bench to: a number, -1 for the last allowed CPU, or none.");
+ABSL_FLAG(std::string, lock, "wait",
+          "The machine's bench lock, so that one bench measures at a time: wait (for "
+          "another bench to finish), fail (at once if one is running) or none.");
+ABSL_FLAG(std::string, lock_file, "",
+          "The lock file (default: $SPAWNLAB_LOCK_FILE, else /tmp/spawnlab-bench.lock).");
 
 namespace spawnlab {
 namespace {
 
-// Counts the rows that failed (not those skipped), so that the exit code can say so.
-class CountingConsoleReporter : public benchmark::ConsoleReporter {
+// Counts the rows reported and forwards to Google Benchmark's own reporter,
+// or (the default console view) prints nothing: the table comes from the JSON
+// at the end, one line per row.
+class RowReporter : public benchmark::BenchmarkReporter {
  public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    bool failed = false;
-    for (const Run& run : runs) {
-      if (run.error_occurred && !absl::StartsWith(run.error_message, kSkippedPrefix)) {
-        failed = true;
-      }
-    }
-    failed_ += failed;
-    // Called with a row's repetitions and/or its aggregates (with
-    // --benchmark_display_aggregates_only, the aggregates alone): a row is
-    // done the first time it is reported at all.
-    if (!runs.empty() && rows_seen_.insert(runs[0].run_name.str()).second) ++rows_done_;
-    benchmark::ConsoleReporter::ReportRuns(runs);
+  explicit RowReporter(benchmark::BenchmarkReporter* inner) : inner_(inner) {}
+  bool ReportContext(const Context& context) override {
+    return inner_ == nullptr || inner_->ReportContext(context);
   }
-  int failed() const { return failed_; }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    // Called with a row's repetitions and/or its aggregates: a row is done the
+    // first time it is reported at all.
+    if (!runs.empty() && rows_seen_.insert(runs[0].run_name.str()).second) ++rows_done_;
+    if (inner_ != nullptr) inner_->ReportRuns(runs);
+  }
+  void Finalize() override {
+    if (inner_ != nullptr) inner_->Finalize();
+  }
   const std::atomic<int>* rows_done() const { return &rows_done_; }
 
  private:
-  int failed_ = 0;
+  benchmark::BenchmarkReporter* inner_;
   std::set<std::string> rows_seen_;
   std::atomic<int> rows_done_{0};
 };
-
-absl::Status MakeDirs(const std::string& file_path) {
-  std::vector<std::string> parts = absl::StrSplit(file_path, '/');
-  parts.pop_back();
-  std::string dir;
-  for (const std::string& part : parts) {
-    if (part.empty()) {
-      dir = dir.empty() ? "/" : dir;
-      continue;
-    }
-    dir = (dir.empty() || dir == "/") ? absl::StrCat(dir, part) : absl::StrCat(dir, "/", part);
-    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-      return absl::ErrnoToStatus(errno, absl::StrCat("mkdir ", dir));
-    }
-  }
-  return absl::OkStatus();
-}
 
 // Rows registered through Configure: the denominator of the progress line.
 std::atomic<int> rows_registered{0};
 
 // Prints "[progress] 45 s: 12 of 30 rows done" to stderr every 15 s while
 // the benchmarks run: with interleaved repetitions no row is reported before
-// the end, and a long row is silent for a while in any case.
+// the last round, and a long row is silent for a while in any case.
 class ProgressTicker {
  public:
   // The thread starts with every signal blocked, so that a process-directed
@@ -130,6 +134,119 @@ double Min(const std::vector<double>& v) {
   return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
 }
 
+// The temporary results file, removed if the run is interrupted: a signal
+// handler may only use what is async-signal-safe, so a fixed buffer.
+char g_tmp_path[4096];
+
+void RemoveTmpAndDie(int sig) {
+  if (g_tmp_path[0] != '\0') unlink(g_tmp_path);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+// The value of a Google Benchmark flag on the command line, if given
+// ("--benchmark_filter=x" or "--benchmark_filter x" is not accepted by it).
+std::optional<std::string> FlagValue(int argc, char** argv, absl::string_view name) {
+  std::optional<std::string> value;
+  const std::string prefix = absl::StrCat("--", name, "=");
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (absl::ConsumePrefix(&arg, prefix)) value = std::string(arg);
+    if (arg == absl::StrCat("--", name)) value = "true";
+  }
+  return value;
+}
+
+std::string FormatTime(double value, absl::string_view unit) {
+  // Three significant figures, in the row's unit.
+  if (!std::isfinite(value)) return "—";
+  int decimals = value >= 100 ? 0 : value >= 10 ? 1 : 2;
+  return absl::StrFormat("%.*f %s", decimals, value, unit);
+}
+
+// The console view: one line per row from the finished JSON, and the key
+// ratios paired by round.
+void PrintSummary(const nlohmann::json& doc, const BenchDefaults& defaults, std::ostream& out) {
+  struct Row {
+    std::string name, unit, skipped, error;
+    double median = NAN, min = NAN, cv = NAN;
+    int n = 0;
+  };
+  std::vector<Row> rows;
+  std::map<std::string, size_t> index;
+  for (const nlohmann::json& b : doc["benchmarks"]) {
+    absl::StatusOr<BenchName> parsed = ParseBenchName(b.value("run_name", b.value("name", "")));
+    const std::string name = parsed.ok() ? parsed->canonical : b.value("name", "");
+    if (!index.count(name)) {
+      index[name] = rows.size();
+      rows.emplace_back();
+      rows.back().name = name;
+    }
+    Row& r = rows[index[name]];
+    if (b.value("error_occurred", false)) {
+      std::string m = b.value("error_message", "");
+      (absl::StartsWith(m, kSkippedPrefix) ? r.skipped : r.error) = m;
+      continue;
+    }
+    auto value = [&b] {
+      return b.contains("real_time") && b["real_time"].is_number() ? b["real_time"].get<double>()
+                                                                  : NAN;
+    };
+    r.unit = b.value("time_unit", "");
+    const std::string agg = b.value("aggregate_name", "");
+    if (agg == "median") r.median = value();
+    if (agg == "min") r.min = value();
+    if (agg == "cv") r.cv = value();
+    if (b.value("run_type", "") == "iteration") ++r.n;
+  }
+  // In the order the bench registered them (an interleaved run writes them
+  // in the order their last round happened to end).
+  std::map<std::string, std::pair<int, int>> order;
+  for (const nlohmann::json& b : doc["benchmarks"]) {
+    absl::StatusOr<BenchName> parsed = ParseBenchName(b.value("run_name", b.value("name", "")));
+    order.emplace(parsed.ok() ? parsed->canonical : b.value("name", ""),
+                  std::make_pair(b.value("family_index", 0), b.value("per_family_instance_index", 0)));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [&order](const Row& a, const Row& b) {
+    return order[a.name] < order[b.name];
+  });
+  size_t width = 20;
+  for (const Row& r : rows) width = std::max(width, r.name.size());
+  out << absl::StrFormat("%-*s %12s %12s %7s %4s\n", width, "row", "median", "min", "cv", "n");
+  for (const Row& r : rows) {
+    if (!r.error.empty()) {
+      out << absl::StrFormat("%-*s FAILED: %s\n", width, r.name, r.error);
+    } else if (!r.skipped.empty()) {
+      out << absl::StrFormat("%-*s %s\n", width, r.name, r.skipped);
+    } else {
+      out << absl::StrFormat("%-*s %12s %12s %6.1f%% %4d\n", width, r.name,
+                             FormatTime(r.median, r.unit), FormatTime(r.min, r.unit),
+                             100 * r.cv, r.n);
+    }
+  }
+  if (!defaults.ratio_dimension.empty()) {
+    std::vector<PairedRatio> ratios =
+        PairedRatios(doc, {defaults.ratio_dimension, defaults.ratio_baseline});
+    if (!ratios.empty()) {
+      out << "\nkey ratios: each row over the row with " << defaults.ratio_dimension << ":"
+          << defaults.ratio_baseline
+          << ", taken within each round, then the median and a 95% interval over rounds\n";
+      for (const PairedRatio& r : ratios) {
+        out << absl::StrFormat("%-*s %7.3f  [%.3f, %.3f]  %d rounds\n", width, r.row, r.median,
+                               r.low, r.high, r.rounds);
+      }
+    }
+  }
+}
+
+absl::Status WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return absl::DataLossError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
@@ -157,27 +274,53 @@ std::string RunfileOrExit(absl::string_view path) {
   return *found;
 }
 
-std::string DefaultResultsPath(absl::string_view root, absl::string_view experiment) {
-  return absl::StrCat(root, root.empty() ? "" : "/", "results/", KernelRelease(), "/",
-                      experiment, ".json");
+std::string DefaultResultsPath(absl::string_view root, absl::string_view experiment,
+                               absl::string_view suffix) {
+  return absl::StrCat(root, root.empty() ? "" : "/", "results/", KernelRelease(), "/", HostId(),
+                      "/", experiment, suffix, ".json");
+}
+
+std::string FromWorkingDirectory(const std::string& path) {
+  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (path.empty() || path[0] == '/' || cwd == nullptr || *cwd == '\0') return path;
+  return absl::StrCat(cwd, "/", path);
 }
 
 int BenchMain(int argc, char** argv, absl::string_view experiment,
               const std::function<void(const BenchOptions&)>& register_benchmarks,
               BenchDefaults bench_defaults) {
-  bool user_chose_out = false, user_chose_repetitions = false, user_chose_min_time = false,
-       user_chose_interleaving = false;
-  for (int i = 1; i < argc; ++i) {
-    if (absl::StartsWith(argv[i], "--benchmark_enable_random_interleaving")) {
-      user_chose_interleaving = true;
-    }
-    if (absl::StartsWith(argv[i], "--benchmark_out=")) user_chose_out = true;
-    if (absl::StartsWith(argv[i], "--benchmark_repetitions=")) user_chose_repetitions = true;
-    if (absl::StartsWith(argv[i], "--benchmark_min_time=")) user_chose_min_time = true;
-  }
+  // Google Benchmark's flags as given, read before Initialize consumes them.
+  const std::optional<std::string> user_out = FlagValue(argc, argv, "benchmark_out");
+  const std::optional<std::string> user_format = FlagValue(argc, argv, "benchmark_format");
+  const std::optional<std::string> user_filter = FlagValue(argc, argv, "benchmark_filter");
+  const std::optional<std::string> user_color = FlagValue(argc, argv, "benchmark_color");
+  const std::optional<std::string> user_tabular =
+      FlagValue(argc, argv, "benchmark_counters_tabular");
+  const bool list_tests = FlagValue(argc, argv, "benchmark_list_tests").value_or("false") != "false";
+  const bool user_chose_repetitions = FlagValue(argc, argv, "benchmark_repetitions").has_value();
+  const bool user_chose_min_time = FlagValue(argc, argv, "benchmark_min_time").has_value();
+  const bool user_chose_interleaving =
+      FlagValue(argc, argv, "benchmark_enable_random_interleaving").has_value();
+
   absl::SetProgramUsageMessage(absl::StrCat(
       "spawnlab bench '", experiment,
-      "'. Google Benchmark's --benchmark_* flags work too (e.g. --benchmark_filter=REGEX)."));
+      "': measures, then writes Google Benchmark JSON with the machine's record.\n"
+      "Google Benchmark's own --benchmark_* flags work too (--benchmark_filter=REGEX, "
+      "--benchmark_format=console|json|csv, --benchmark_list_tests, ...)."));
+  // --help lists spawnlab's flags (this file's and the bench's own), not Abseil's.
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view file) {
+    return absl::StrContains(file, "lib/bench.cc") || absl::StrContains(file, "experiments/");
+  };
+  usage.contains_helpshort_flags = usage.contains_help_flags;
+  absl::SetFlagsUsageConfig(usage);
+
+  if (user_format && *user_format != "console" && *user_format != "json" &&
+      *user_format != "csv") {
+    std::cerr << "error: --benchmark_format=" << *user_format
+              << ": expected console, json or csv\n";
+    return 2;
+  }
   benchmark::Initialize(&argc, argv);
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
@@ -187,6 +330,12 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
 
   BenchOptions options;
   options.quick = absl::GetFlag(FLAGS_quick);
+
+  const std::string lock_mode = absl::GetFlag(FLAGS_lock);
+  if (lock_mode != "wait" && lock_mode != "fail" && lock_mode != "none") {
+    std::cerr << "error: --lock=" << lock_mode << ": expected wait, fail or none\n";
+    return 2;
+  }
 
   std::string cpu_flag = absl::GetFlag(FLAGS_cpu);
   std::string pinned = "none";
@@ -204,11 +353,17 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
     pinned = absl::StrCat(*got);
   }
 
-  std::string out = absl::GetFlag(FLAGS_out);
+  // Where the results go: never over a full run unless --out says so.
+  const char* run_kind = options.quick ? "quick" : user_filter ? "filtered" : "full";
+  std::string out = FromWorkingDirectory(absl::GetFlag(FLAGS_out));
   if (out.empty()) {
     const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-    out = DefaultResultsPath(workspace != nullptr ? workspace : "", experiment);
+    out = DefaultResultsPath(workspace != nullptr ? workspace : "", experiment,
+                             options.quick ? ".quick" : user_filter ? ".filtered" : "");
   }
+  const bool we_write = !user_out.has_value() && !list_tests;
+  const std::string tmp = absl::StrCat(out, ".tmp-", getpid());
+
   // spawnlab's defaults, given to Google Benchmark as its own flags.
   std::vector<std::string> defaults = {"--benchmark_display_aggregates_only=true"};
   if (!user_chose_repetitions) {
@@ -220,15 +375,25 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
                                                                  ? bench_defaults.quick_min_time
                                                                  : bench_defaults.min_time));
   }
+  const bool interleaved = user_chose_interleaving
+                               ? FlagValue(argc, argv, "benchmark_enable_random_interleaving") !=
+                                     "false"
+                               : bench_defaults.random_interleaving;
   if (!user_chose_interleaving && bench_defaults.random_interleaving) {
     defaults.push_back("--benchmark_enable_random_interleaving=true");
   }
-  if (!user_chose_out) {
-    if (absl::Status s = MakeDirs(out); !s.ok()) {
-      std::cerr << "error: cannot create the folder for " << out << ": " << s << "\n";
+  if (we_write) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(out).parent_path(), ec);
+    if (ec) {
+      std::cerr << "error: cannot create the folder for " << out << ": " << ec.message() << "\n";
       return 2;
     }
-    defaults.push_back(absl::StrCat("--benchmark_out=", out));
+    if (tmp.size() >= sizeof(g_tmp_path)) {
+      std::cerr << "error: --out is too long\n";
+      return 2;
+    }
+    defaults.push_back(absl::StrCat("--benchmark_out=", tmp));
     defaults.push_back("--benchmark_out_format=json");
   }
   std::vector<char*> extra = {argv[0]};
@@ -236,25 +401,176 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   int extra_argc = static_cast<int>(extra.size());
   benchmark::Initialize(&extra_argc, extra.data());
 
+  // One bench at a time: the lock, unless a suite that holds it started us.
+  std::optional<BenchLock> lock;
+  std::string lock_story = "none taken (--lock=none)";
+  const char* held_by = std::getenv("SPAWNLAB_LOCK_HELD_BY");
+  if (list_tests) {
+    lock_story = "none taken (listing only)";
+  } else if (held_by != nullptr && *held_by != '\0') {
+    lock_story = absl::StrCat("held for it by ", held_by);
+  } else if (lock_mode != "none") {
+    std::string path = absl::GetFlag(FLAGS_lock_file);
+    if (path.empty()) path = DefaultBenchLockPath();
+    absl::StatusOr<BenchLock> got = BenchLock::Acquire(
+        path, absl::StrCat(experiment, " bench"),
+        lock_mode == "fail" ? BenchLock::kFail : BenchLock::kWait, &std::cerr);
+    if (!got.ok()) {
+      std::cerr << "error: " << got.status().message() << "\n";
+      return 3;
+    }
+    lock.emplace(*std::move(got));
+    lock_story = lock->waited_for().empty()
+                     ? "acquired at once"
+                     : absl::StrFormat("waited %.0f s for %s",
+                                       absl::ToDoubleSeconds(lock->waited()), lock->waited_for());
+  }
+
   for (const auto& [key, value] : CollectEnvironment()) {
     benchmark::AddCustomContext(key, value);
   }
   benchmark::AddCustomContext("spawnlab.experiment", std::string(experiment));
   benchmark::AddCustomContext("spawnlab.quick", options.quick ? "true" : "false");
+  benchmark::AddCustomContext("spawnlab.run_kind", run_kind);
+  if (user_filter) benchmark::AddCustomContext("spawnlab.filter", *user_filter);
   benchmark::AddCustomContext("spawnlab.pinned_cpu", pinned);
-  benchmark::AddCustomContext("spawnlab.random_interleaving",
-                              bench_defaults.random_interleaving ? "true" : "false");
+  benchmark::AddCustomContext("spawnlab.random_interleaving", interleaved ? "true" : "false");
 
   register_benchmarks(options);
-  CountingConsoleReporter console;
-  {
-    ProgressTicker ticker(console.rows_done());
-    benchmark::RunSpecifiedBenchmarks(&console);
+
+  // The display: Google Benchmark's own reporter when a format was asked for
+  // (or the user took the file), else spawnlab's one line per row at the end.
+  const bool own_display = user_format.has_value() || user_out.has_value() || list_tests;
+  benchmark::ConsoleReporter::OutputOptions output = benchmark::ConsoleReporter::OO_None;
+  const std::string color = user_color.value_or("auto");
+  if (color == "true" || color == "yes" || color == "1" ||
+      (color == "auto" && isatty(STDOUT_FILENO) && std::getenv("TERM") != nullptr &&
+       std::string(std::getenv("TERM")) != "dumb")) {
+    output = static_cast<benchmark::ConsoleReporter::OutputOptions>(
+        output | benchmark::ConsoleReporter::OO_Color);
   }
+  if (user_tabular.value_or("false") != "false") {
+    output = static_cast<benchmark::ConsoleReporter::OutputOptions>(
+        output | benchmark::ConsoleReporter::OO_Tabular);
+  }
+  std::unique_ptr<benchmark::BenchmarkReporter> inner;
+  if (own_display) {
+    const std::string format = user_format.value_or("console");
+    if (format == "json") {
+      inner = std::make_unique<benchmark::JSONReporter>();
+    } else if (format == "csv") {
+      // Deprecated upstream, still what --benchmark_format=csv gives.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+      inner = std::make_unique<benchmark::CSVReporter>();
+#pragma GCC diagnostic pop
+    } else {
+      inner = std::make_unique<benchmark::ConsoleReporter>(output);
+    }
+  }
+  RowReporter reporter(inner.get());
+  std::ostream& say = own_display ? std::cerr : std::cout;
+  if (!own_display) {
+    say << experiment << ": " << rows_registered.load() << " rows, "
+        << (interleaved ? "repetitions interleaved in rounds" : "rows one after another")
+        << ", pinned to CPU " << pinned << "; results: " << out << std::endl;
+    // Debian's libbenchmark was built without NDEBUG and says so; its timing
+    // loop is compiled into this bench (-O2), so the warning does not apply.
+    say << "(Google Benchmark's \"Library was built as DEBUG\" refers to Debian's build of "
+           "its bookkeeping; the timed loop is compiled into this bench, optimised.)"
+        << std::endl;
+  }
+
+  if (we_write) {
+    memcpy(g_tmp_path, tmp.c_str(), tmp.size() + 1);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) signal(sig, RemoveTmpAndDie);
+  }
+  const MachineSample before = SampleMachine();
+  size_t matched;
+  {
+    ProgressTicker ticker(reporter.rows_done());
+    matched = benchmark::RunSpecifiedBenchmarks(&reporter);
+  }
+  if (bench_defaults.after_run) bench_defaults.after_run();
+  const MachineSample after = SampleMachine();
   benchmark::Shutdown();
-  if (!user_chose_out) std::cerr << "results: " << out << "\n";
-  if (console.failed() > 0) {
-    std::cerr << "error: " << console.failed() << " row(s) failed; see error_message in the JSON\n";
+
+  if (list_tests) return 0;
+  if (matched == 0) {
+    if (we_write) unlink(tmp.c_str());
+    std::cerr << "error: no row ran: --benchmark_filter="
+              << (user_filter ? *user_filter : "") << " matched no row or is not a valid "
+              << "regular expression (see the message above). Nothing was written"
+              << (we_write ? absl::StrCat("; ", out, " is as it was") : "") << ".\n";
+    return 2;
+  }
+  if (!we_write) return 0;  // the user's own --benchmark_out: left as Google Benchmark wrote it
+
+  std::ifstream in(tmp, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  in.close();
+  nlohmann::json doc = ParseBenchmarkJson(text.str());
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("context")) {
+    unlink(tmp.c_str());
+    std::cerr << "error: Google Benchmark wrote no readable JSON; " << out << " is as it was\n";
+    return 1;
+  }
+  const RowCounts counts = CountRows(doc);
+  if (counts.measured == 0) {
+    unlink(tmp.c_str());
+    std::cerr << "error: no row measured (" << counts.skipped << " skipped, " << counts.failed
+              << " failed); nothing written, " << out << " is as it was\n";
+    if (!own_display) PrintSummary(doc, bench_defaults, say);
+    return 1;
+  }
+
+  nlohmann::json& context = doc["context"];
+  context.erase("host_name");  // the machine's name: spawnlab records host.id instead
+  for (const auto& [key, value] : DescribeRun(before, after)) context[key] = value;
+  context["run.lock"] = lock_story;
+  double drift = -1;
+  if (!bench_defaults.canary_row.empty()) {
+    drift = CanaryDriftPct(doc, bench_defaults.canary_row);
+    context["spawnlab.canary.row"] = bench_defaults.canary_row;
+    context["spawnlab.canary.drift_pct"] = drift < 0 ? "unknown" : absl::StrFormat("%.2f", drift);
+    auto times = RepetitionTimes(doc);
+    auto it = times.find(bench_defaults.canary_row);
+    if (it != times.end()) {
+      std::vector<std::string> series;
+      for (double t : it->second) series.push_back(absl::StrFormat("%.4g", t));
+      context["spawnlab.canary.series"] = absl::StrJoin(series, " ");
+    }
+  }
+  {
+    auto num = [&context](const char* key) {
+      double v = -1;
+      if (context.contains(key) && context[key].is_string()) {
+        (void)absl::SimpleAtod(context[key].get<std::string>(), &v);
+      }
+      return v;
+    };
+    context["run.noisy"] = NoisyVerdict(num("run.other_cpu_cores"), num("run.steal_pct"), drift);
+  }
+  if (absl::Status s = WriteFile(tmp, doc.dump(2) + "\n"); !s.ok()) {
+    unlink(tmp.c_str());
+    std::cerr << "error: " << s.message() << "; " << out << " is as it was\n";
+    return 1;
+  }
+  if (rename(tmp.c_str(), out.c_str()) != 0) {
+    std::cerr << "error: rename " << tmp << " to " << out << ": " << strerror(errno) << "\n";
+    unlink(tmp.c_str());
+    return 1;
+  }
+  g_tmp_path[0] = '\0';
+
+  if (!own_display) PrintSummary(doc, bench_defaults, say);
+  say << "\nrun: " << context["run.seconds"].get<std::string>() << " s, noisy: "
+      << context["run.noisy"].get<std::string>() << "\nresults: " << out << " (" << run_kind
+      << " run: " << counts.measured << " rows measured, " << counts.skipped << " skipped, "
+      << counts.failed << " failed)" << std::endl;
+  if (counts.failed > 0) {
+    std::cerr << "error: " << counts.failed << " row(s) failed; see error_message in the JSON\n";
     return 1;
   }
   return 0;

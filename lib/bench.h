@@ -1,17 +1,29 @@
 // bench.h: the main() every spawnlab bench shares, and its conventions.
 //
-// BenchMain parses Google Benchmark's flags and spawnlab's own:
+// BenchMain parses Google Benchmark's flags and spawnlab's own (--help lists them):
 //
 //   --quick        a smoke run of a few seconds (fewer repetitions, shorter rows)
-//   --out=PATH     where the JSON goes; by default
-//                  $BUILD_WORKSPACE_DIRECTORY/results/<kernel-release>/<experiment>.json
-//                  (`bazel run` sets BUILD_WORKSPACE_DIRECTORY), else ./results/...
+//   --out=PATH     where the JSON goes (relative to where `bazel run` was started).
+//                  By default $BUILD_WORKSPACE_DIRECTORY/results/<kernel>/<host>/
+//                  <experiment>.json for a full run; a --quick run writes
+//                  <experiment>.quick.json and a filtered one <experiment>.filtered.json
+//                  beside it, so that neither ever replaces a full run.
 //   --cpu=N        pin the bench to CPU N; -1 (the default) is the last allowed
 //                  CPU, and --cpu=none leaves it unpinned
+//   --lock=wait    take the machine's bench lock first (bench_lock.h): wait for
+//                  another bench (wait), refuse at once (fail), or don't (none)
 //
-// The console table stays; the JSON gets the environment record (environment.h)
-// in its `context` block, and every row the repetitions, mean, median, stddev,
-// cv and min. It exits non-zero if a row failed (a skipped row is not a failure).
+// Results are never lost: Google Benchmark writes to a temporary file beside
+// the target, and only a run that completed and measured at least one row is
+// renamed into place, as strict JSON (null, never a bare NaN), with the run's
+// conditions (run_record.h) and the lock's story added to its `context`. A
+// filter that matches nothing, an invalid filter, --benchmark_list_tests or an
+// interrupted run leave the previous file as it was.
+//
+// The console shows one line per row (median, min, cv, repetitions), skipped
+// rows with their reason, then the bench's key ratios paired by round; with
+// --benchmark_format=console|json|csv it is Google Benchmark's own reporter.
+// It exits non-zero if a row failed (a skipped row is not a failure).
 //
 // A row the machine cannot run is *skipped*, not failed: Google Benchmark 1.7.1
 // has no SkipWithMessage, so SkipRow calls SkipWithError with a message that
@@ -42,11 +54,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
+#include "lib/bench_results.h"  // kSkippedPrefix
 #include "lib/clock.h"  // MonotonicNanos
 
 namespace spawnlab {
 
-inline constexpr absl::string_view kSkippedPrefix = "skipped: ";
 
 struct BenchOptions {
   bool quick = false;
@@ -77,8 +89,14 @@ void FailRow(benchmark::State& state, const absl::Status& error);
 // dependency, named from the workspace root), or exit 2 saying what is missing.
 std::string RunfileOrExit(absl::string_view path);
 
-// results/<kernel-release>/<experiment>.json under `root`.
-std::string DefaultResultsPath(absl::string_view root, absl::string_view experiment);
+// results/<kernel-release>/<host>/<experiment><suffix>.json under `root`
+// (suffix "" for a full run, ".quick" or ".filtered").
+std::string DefaultResultsPath(absl::string_view root, absl::string_view experiment,
+                               absl::string_view suffix = "");
+
+// `path` as the user meant it: a relative path is taken from the directory
+// `bazel run` was started in ($BUILD_WORKING_DIRECTORY), else left as it is.
+std::string FromWorkingDirectory(const std::string& path);
 
 // A bench's defaults for Google Benchmark's own flags (the command line wins).
 struct BenchDefaults {
@@ -93,6 +111,17 @@ struct BenchDefaults {
   // being slower, is spread over every row instead of biasing some. Not for
   // benches whose rows share costly setup (the clone3 bench's ballast).
   bool random_interleaving = false;
+  // Key ratios printed after the rows: each row over the row that differs
+  // only in this dimension, which the baseline has at this value (e.g.
+  // {"method", "vfork"}), paired by round. Empty: none.
+  std::string ratio_dimension, ratio_baseline;
+  // A fixed reference row (canonical name) whose repetitions, in round order,
+  // show how far the machine drifted during the run; recorded in the context
+  // as spawnlab.canary.* and part of run.noisy. Empty: none.
+  std::string canary_row;
+  // Called after the last row, before the run's conditions are read: stop
+  // helper processes here, so that their CPU time is counted as the bench's.
+  std::function<void()> after_run;
 };
 
 // Runs a bench; see the top of this file. `register_benchmarks` is called after

@@ -1,5 +1,8 @@
 // bench_fixture.cc: the smallest spawnlab bench, for bench_test: one measured
-// row, one skipped row, and (with --fail) one failed row.
+// row, one skipped row, and (with --fail) one failed row, (with --hang) one
+// that never ends.
+
+#include <unistd.h>
 
 #include <string>
 
@@ -8,6 +11,7 @@
 #include "lib/bench.h"
 
 ABSL_FLAG(bool, fail, false, "Add a row that fails.");
+ABSL_FLAG(bool, hang, false, "Add a row that runs until the bench is killed.");
 
 namespace {
 
@@ -27,9 +31,18 @@ void BM_Broken(benchmark::State& state) {
   spawnlab::FailRow(state, absl::InternalError("it broke"));
 }
 
+void BM_Hang(benchmark::State& state) {
+  for (auto _ : state) {
+    for (;;) pause();  // until a signal ends the process
+  }
+}
+
 void Register(const spawnlab::BenchOptions& options) {
   spawnlab::Configure(benchmark::RegisterBenchmark("fixture/op:clock", BM_Clock), options);
   spawnlab::Configure(benchmark::RegisterBenchmark("fixture/op:missing", BM_Missing), options);
+  if (absl::GetFlag(FLAGS_hang)) {
+    spawnlab::Configure(benchmark::RegisterBenchmark("fixture/op:hang", BM_Hang), options);
+  }
   if (absl::GetFlag(FLAGS_fail)) {
     spawnlab::Configure(benchmark::RegisterBenchmark("fixture/op:broken", BM_Broken), options);
   }

@@ -1,15 +1,24 @@
 // bench_test.cc: the bench harness writes JSON where it should, with the
-// environment in its context, the repetitions and aggregates in its rows, and
-// skipped rows told apart from failed ones; bad flags are clear errors.
+// environment and the run's conditions in its context, the repetitions and
+// aggregates in its rows, and skipped rows told apart from failed ones; it
+// never loses a previous results file; one bench measures at a time; bad flags
+// are clear errors.
 
 #include "lib/bench.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "lib/bench_lock.h"
+#include "lib/environment.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
 #include "lib/testing/bench_json.h"
@@ -23,15 +32,41 @@ std::string Fixture() {
   return path.ok() ? *path : "";
 }
 
-// Runs the fixture with `args` and the environment `env`; returns the exit code.
-int RunFixture(std::vector<std::string> args, std::vector<std::string> env) {
-  std::vector<std::string> argv = {Fixture(), "--quick"};
-  argv.insert(argv.end(), args.begin(), args.end());
+std::string TmpDir() { return std::getenv("TEST_TMPDIR"); }
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> FixtureEnv(std::vector<std::string> env) {
   env.push_back("PATH=/usr/bin:/bin");
-  absl::StatusOr<Child> child = Spawn(SpawnMethod::kPosixSpawn, ExecSpec(Fixture(), argv, env));
+  env.push_back(absl::StrCat("SPAWNLAB_LOCK_FILE=", TmpDir(), "/bench.lock"));
+  return env;
+}
+
+// Starts the fixture with `args` (no --quick added).
+absl::StatusOr<Child> StartFixture(std::vector<std::string> args, std::vector<std::string> env) {
+  std::vector<std::string> argv = {Fixture()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return Spawn(SpawnMethod::kPosixSpawn, ExecSpec(Fixture(), argv, FixtureEnv(env)));
+}
+
+// Runs the fixture --quick with `args` and the environment `env`; returns the exit code.
+int RunFixture(std::vector<std::string> args, std::vector<std::string> env = {}) {
+  args.insert(args.begin(), "--quick");
+  absl::StatusOr<Child> child = StartFixture(args, env);
   if (!child.ok()) return -1;
   absl::StatusOr<ExitStatus> status = child->WaitFor(absl::Seconds(60));
   return status.ok() && status->exited() ? status->exit_code() : -1;
+}
+
+// A previous results file at `path`, with a content no run would write.
+void WritePrevious(const std::string& path) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path) << "{\"previous\": true}\n";
 }
 
 TEST(Bench, WritesValidJsonWithMeasuredAndSkippedRows) {
@@ -60,31 +95,158 @@ TEST(Bench, WritesValidJsonWithMeasuredAndSkippedRows) {
   }
 }
 
-TEST(Bench, DefaultPathIsUnderTheWorkspaceResults) {
-  const std::string workspace = absl::StrCat(std::getenv("TEST_TMPDIR"), "/ws");
+TEST(Bench, RecordsTheRunsConditionsAsStrictJson) {
+  const std::string out = absl::StrCat(TmpDir(), "/strict.json");
+  ASSERT_EQ(RunFixture({absl::StrCat("--out=", out)}), 0);
+  const std::string text = ReadAll(out);
+  // Strict: nlohmann's own parser, no NaN allowance.
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << text;
+  const nlohmann::json& c = doc["context"];
+  for (const char* key :
+       {"run.start", "run.end", "run.seconds", "run.loadavg_before", "run.loadavg_after",
+        "run.steal_pct", "run.iowait_pct", "run.other_cpu_cores", "run.busiest_others",
+        "run.involuntary_switches", "run.noisy", "run.lock", "host.id", "spawnlab.run_kind"}) {
+    EXPECT_TRUE(c.contains(key)) << key;
+  }
+  EXPECT_FALSE(c.contains("host_name"));  // the machine's name stays private
+  EXPECT_LE(c["run.start"].get<std::string>(), c["run.end"].get<std::string>());
+  EXPECT_EQ(c["run.lock"], "acquired at once");
+  EXPECT_EQ(c["spawnlab.run_kind"], "quick");
+}
+
+TEST(Bench, DefaultPathIsUnderTheWorkspaceResultsByKernelAndHost) {
+  const std::string workspace = absl::StrCat(TmpDir(), "/ws");
   ASSERT_EQ(RunFixture({}, {absl::StrCat("BUILD_WORKSPACE_DIRECTORY=", workspace)}), 0);
-  std::ifstream in(DefaultResultsPath(workspace, "fixture"));
-  ASSERT_TRUE(in) << DefaultResultsPath(workspace, "fixture");
+  const std::string quick = DefaultResultsPath(workspace, "fixture", ".quick");
+  EXPECT_TRUE(absl::StrContains(quick, absl::StrCat("/", HostId(), "/"))) << quick;
+  std::ifstream in(quick);
+  ASSERT_TRUE(in) << quick;
   EXPECT_FALSE(nlohmann::json::parse(in, nullptr, false).is_discarded());
+  // A quick run never writes the full run's file.
+  EXPECT_FALSE(std::filesystem::exists(DefaultResultsPath(workspace, "fixture")));
+}
+
+TEST(Bench, QuickAndFilteredRunsLeaveAFullRunUntouched) {
+  const std::string workspace = absl::StrCat(TmpDir(), "/ws-full");
+  const std::string full = DefaultResultsPath(workspace, "fixture");
+  WritePrevious(full);
+  const std::string ws = absl::StrCat("BUILD_WORKSPACE_DIRECTORY=", workspace);
+  ASSERT_EQ(RunFixture({}, {ws}), 0);
+  ASSERT_EQ(RunFixture({"--benchmark_filter=op:clock"}, {ws}), 0);
+  EXPECT_EQ(ReadAll(full), "{\"previous\": true}\n");
+  EXPECT_TRUE(std::filesystem::exists(DefaultResultsPath(workspace, "fixture", ".quick")));
+  // --quick and a filter: the quick file.
+  absl::StatusOr<Child> c = StartFixture({"--benchmark_filter=op:clock"}, {ws});
+  ASSERT_TRUE(c.ok());
+  absl::StatusOr<ExitStatus> s = c->WaitFor(absl::Seconds(120));
+  ASSERT_TRUE(s.ok() && s->success());
+  EXPECT_EQ(ReadAll(full), "{\"previous\": true}\n");
+  EXPECT_TRUE(std::filesystem::exists(DefaultResultsPath(workspace, "fixture", ".filtered")));
+}
+
+TEST(Bench, NothingMatchedInvalidFilterOrListingLeaveThePreviousFile) {
+  const std::string out = absl::StrCat(TmpDir(), "/kept.json");
+  WritePrevious(out);
+  const std::string o = absl::StrCat("--out=", out);
+  EXPECT_EQ(RunFixture({o, "--benchmark_filter=nomatch"}), 2);
+  EXPECT_EQ(ReadAll(out), "{\"previous\": true}\n");
+  EXPECT_EQ(RunFixture({o, "--benchmark_filter=(unclosed"}), 2);
+  EXPECT_EQ(ReadAll(out), "{\"previous\": true}\n");
+  EXPECT_EQ(RunFixture({o, "--benchmark_list_tests"}), 0);
+  EXPECT_EQ(ReadAll(out), "{\"previous\": true}\n");
+  EXPECT_EQ(RunFixture({o, "--benchmark_list_tests=true"}), 0);
+  EXPECT_EQ(ReadAll(out), "{\"previous\": true}\n");
+  // Every row skipped: nothing measured, nothing written.
+  EXPECT_EQ(RunFixture({o, "--benchmark_filter=op:missing"}), 1);
+  EXPECT_EQ(ReadAll(out), "{\"previous\": true}\n");
+}
+
+TEST(Bench, AnInterruptedRunLeavesThePreviousFileAndNoTemporary) {
+  const std::string dir = absl::StrCat(TmpDir(), "/interrupted");
+  const std::string out = absl::StrCat(dir, "/fixture.json");
+  WritePrevious(out);
+  absl::StatusOr<Child> c = StartFixture({"--quick", "--hang", absl::StrCat("--out=", out)}, {});
+  ASSERT_TRUE(c.ok());
+  // It runs until signalled: waiting a while only lets it reach the hanging row.
+  absl::StatusOr<ExitStatus> early = c->WaitFor(absl::Seconds(2));
+  ASSERT_FALSE(early.ok()) << "the hanging fixture ended by itself";
+  ASSERT_EQ(kill(c->pid(), SIGINT), 0);
+  absl::StatusOr<ExitStatus> s = c->WaitFor(absl::Seconds(30));
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_FALSE(s->success());
+  EXPECT_EQ(ReadAll(out), "{\"previous\": true}\n");
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    ++files;
+    EXPECT_EQ(e.path().filename(), "fixture.json");
+  }
+  EXPECT_EQ(files, 1);
+}
+
+TEST(Bench, ASecondBenchWaitsForTheLockOrRefusesByFlag) {
+  const std::string out = absl::StrCat("--out=", TmpDir(), "/locked.json");
+  absl::StatusOr<BenchLock> held = BenchLock::Acquire(absl::StrCat(TmpDir(), "/bench.lock"),
+                                                      "bench_test", BenchLock::kFail);
+  ASSERT_TRUE(held.ok()) << held.status();
+  EXPECT_EQ(RunFixture({out, "--lock=fail"}), 3);
+  // --lock=wait (the default): still waiting while the lock is held...
+  absl::StatusOr<Child> waiting = StartFixture({"--quick", out}, {});
+  ASSERT_TRUE(waiting.ok());
+  EXPECT_FALSE(waiting->WaitFor(absl::Seconds(2)).ok()) << "it did not wait for the lock";
+  // ...and runs once it is let go, saying it waited.
+  held = absl::CancelledError("released");
+  absl::StatusOr<ExitStatus> s = waiting->WaitFor(absl::Seconds(60));
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(s->success());
+  nlohmann::json doc = nlohmann::json::parse(ReadAll(absl::StrCat(TmpDir(), "/locked.json")));
+  EXPECT_TRUE(absl::StartsWith(doc["context"]["run.lock"].get<std::string>(), "waited"))
+      << doc["context"]["run.lock"];
+  EXPECT_TRUE(absl::StrContains(doc["context"]["run.lock"].get<std::string>(), "bench_test"));
+}
+
+TEST(Bench, LockNoneAndASuiteHoldingTheLockDoNotBlock) {
+  absl::StatusOr<BenchLock> held = BenchLock::Acquire(absl::StrCat(TmpDir(), "/bench.lock"),
+                                                      "bench_test", BenchLock::kFail);
+  ASSERT_TRUE(held.ok()) << held.status();
+  const std::string out = absl::StrCat(TmpDir(), "/unlocked.json");
+  EXPECT_EQ(RunFixture({absl::StrCat("--out=", out), "--lock=none"}), 0);
+  EXPECT_EQ(RunFixture({absl::StrCat("--out=", out), "--lock=fail"},
+                       {"SPAWNLAB_LOCK_HELD_BY=suite pid 1"}),
+            0);
+  nlohmann::json doc = nlohmann::json::parse(ReadAll(out));
+  EXPECT_EQ(doc["context"]["run.lock"], "held for it by suite pid 1");
+}
+
+TEST(Bench, RelativeOutIsTakenFromWhereBazelRunStarted) {
+  const std::string cwd = absl::StrCat(TmpDir(), "/cwd");
+  std::filesystem::create_directories(cwd);
+  ASSERT_EQ(RunFixture({"--out=rel/x.json"}, {absl::StrCat("BUILD_WORKING_DIRECTORY=", cwd)}),
+            0);
+  EXPECT_TRUE(std::filesystem::exists(absl::StrCat(cwd, "/rel/x.json")));
 }
 
 TEST(Bench, AFailedRowMakesTheExitCodeNonZero) {
-  const std::string out = absl::StrCat(std::getenv("TEST_TMPDIR"), "/fail.json");
-  EXPECT_EQ(RunFixture({"--fail", absl::StrCat("--out=", out)}, {}), 1);
+  const std::string out = absl::StrCat(TmpDir(), "/fail.json");
+  EXPECT_EQ(RunFixture({"--fail", absl::StrCat("--out=", out)}), 1);
 }
 
 TEST(Bench, BadFlagsAreErrors) {
-  const std::string out = absl::StrCat("--out=", std::getenv("TEST_TMPDIR"), "/bad.json");
-  EXPECT_NE(RunFixture({"--no_such_flag", out}, {}), 0);
-  EXPECT_NE(RunFixture({"--cpu=lots", out}, {}), 0);
-  EXPECT_NE(RunFixture({"--cpu=100000", out}, {}), 0);
-  EXPECT_NE(RunFixture({"stray-argument", out}, {}), 0);
+  const std::string out = absl::StrCat("--out=", TmpDir(), "/bad.json");
+  EXPECT_NE(RunFixture({"--no_such_flag", out}), 0);
+  EXPECT_NE(RunFixture({"--cpu=lots", out}), 0);
+  EXPECT_NE(RunFixture({"--cpu=100000", out}), 0);
+  EXPECT_NE(RunFixture({"--lock=maybe", out}), 0);
+  EXPECT_NE(RunFixture({"--benchmark_format=xml", out}), 0);
+  EXPECT_NE(RunFixture({"stray-argument", out}), 0);
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(TmpDir(), "/bad.json")));
 }
 
-TEST(Bench, DefaultResultsPathNamesKernelAndExperiment) {
+TEST(Bench, DefaultResultsPathNamesKernelHostAndExperiment) {
   std::string p = DefaultResultsPath("/ws", "clone3");
   EXPECT_TRUE(absl::StartsWith(p, "/ws/results/")) << p;
-  EXPECT_TRUE(absl::EndsWith(p, "/clone3.json")) << p;
+  EXPECT_TRUE(absl::EndsWith(p, absl::StrCat("/", HostId(), "/clone3.json"))) << p;
+  EXPECT_TRUE(absl::EndsWith(DefaultResultsPath("/ws", "clone3", ".quick"), "/clone3.quick.json"));
   EXPECT_TRUE(absl::StartsWith(DefaultResultsPath("", "x"), "results/"));
 }
 

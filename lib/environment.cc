@@ -16,6 +16,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -118,6 +119,51 @@ std::string KernelRelease() {
   return u.release;
 }
 
+std::string HostIdFrom(absl::string_view cpu_model, int cpus, int64_t memory_gib,
+                       absl::string_view virtualization) {
+  // A slug of the model ("AMD EPYC 7B13 64-Core Processor" -> "amd-epyc-7b13"),
+  // without the words every model has.
+  std::vector<std::string> words;
+  for (absl::string_view word : absl::StrSplit(cpu_model, absl::ByAnyChar(" ()@-_"),
+                                               absl::SkipEmpty())) {
+    std::string w;
+    for (char c : word) {
+      if (absl::ascii_isalnum(c)) w.push_back(absl::ascii_tolower(c));
+    }
+    if (w.empty() || w == "processor" || w == "cpu" || w == "r" || w == "tm" ||
+        absl::EndsWith(w, "core") || absl::EndsWith(w, "ghz")) {
+      continue;
+    }
+    words.push_back(w);
+    if (words.size() == 3) break;
+  }
+  std::string slug = words.empty() ? "cpu" : absl::StrJoin(words, "-");
+  // FNV-1a: stable across processes and builds, unlike absl::Hash.
+  uint64_t h = 14695981039346656037ull;
+  for (char c : absl::StrCat(cpu_model, "|", cpus, "|", memory_gib, "|", virtualization)) {
+    h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  }
+  return absl::StrCat(slug, "-", cpus, "cpu-", absl::Hex(h & 0xffffff, absl::kZeroPad6));
+}
+
+std::string HostId() {
+  std::string model;
+  bool hypervisor;
+  ReadCpuInfo(&model, &hypervisor);
+  int64_t mem_gib = 0;
+  std::ifstream in("/proc/meminfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    int64_t kib;
+    if (f.size() >= 2 && f[0] == "MemTotal:" && absl::SimpleAtoi(f[1], &kib)) {
+      mem_gib = (kib + (1 << 19)) >> 20;  // rounded: a kernel's reserve moves it a little
+    }
+  }
+  return HostIdFrom(model, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)), mem_gib,
+                    Virtualization(hypervisor));
+}
+
 std::string GitRevision(absl::string_view workspace_dir) {
   std::string git = absl::StrCat(workspace_dir, "/.git");
   std::string head = ReadTrimmed(absl::StrCat(git, "/HEAD"), "");
@@ -154,11 +200,11 @@ std::map<std::string, std::string> CollectEnvironment() {
     env["kernel.release"] = u.release;
     env["kernel.version"] = u.version;
     env["kernel.machine"] = u.machine;
-    env["host.name"] = u.nodename;
   }
   std::string model;
   bool hypervisor;
   ReadCpuInfo(&model, &hypervisor);
+  env["host.id"] = HostId();
   env["cpu.model"] = model;
   env["cpu.online"] = absl::StrCat(sysconf(_SC_NPROCESSORS_ONLN));
   cpu_set_t set;

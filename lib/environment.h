@@ -15,6 +15,7 @@
 #ifndef SPAWNLAB_LIB_ENVIRONMENT_H_
 #define SPAWNLAB_LIB_ENVIRONMENT_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -29,6 +30,17 @@ std::map<std::string, std::string> CollectEnvironment();
 
 // `uname -r`, also the folder results are filed under.
 std::string KernelRelease();
+
+// A stable short name for the machine type, the second folder results are
+// filed under: the CPU model, the CPU count and a short hash of what tells
+// machine types apart (CPU model and count, memory in GiB, hypervisor, DMI
+// product), e.g. "amd-epyc-2cpu-7c1f3a". It names no host: two machines of
+// the same type share it, and a results folder can be compared across them.
+std::string HostId();
+
+// The same, from its parts (for tests).
+std::string HostIdFrom(absl::string_view cpu_model, int cpus, int64_t memory_gib,
+                       absl::string_view virtualization);
 
 // The git revision of the checkout at `workspace_dir` (read from .git, with no
 // git process), with "-dirty" unknown; "unknown" if there is none.

@@ -10,6 +10,8 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 
 namespace spawnlab {
@@ -49,6 +51,22 @@ TEST(Environment, GitRevisionFollowsRefsLooseAndPacked) {
   std::ofstream(root + "/.git/HEAD") << sha << "\n";  // detached
   EXPECT_EQ(GitRevision(root), sha);
   EXPECT_EQ(GitRevision(absl::StrCat(root, "/nowhere")), "unknown");
+}
+
+TEST(Environment, HostIdNamesTheMachineTypeNotTheMachine) {
+  const std::string id = HostIdFrom("AMD EPYC 7B13 64-Core Processor", 2, 24, "vm (KVM)");
+  EXPECT_TRUE(absl::StartsWith(id, "amd-epyc-7b13-2cpu-")) << id;
+  EXPECT_EQ(id.size(), std::string("amd-epyc-7b13-2cpu-").size() + 6) << id;
+  // Stable: the same parts give the same id; another memory size another one.
+  EXPECT_EQ(id, HostIdFrom("AMD EPYC 7B13 64-Core Processor", 2, 24, "vm (KVM)"));
+  EXPECT_NE(id, HostIdFrom("AMD EPYC 7B13 64-Core Processor", 2, 32, "vm (KVM)"));
+  EXPECT_TRUE(absl::StartsWith(HostIdFrom("Intel(R) Xeon(R) CPU @ 2.20GHz", 4, 16, ""),
+                               "intel-xeon-4cpu-"));
+  EXPECT_TRUE(absl::StartsWith(HostIdFrom("", 1, 1, ""), "cpu-1cpu-"));
+  // Only characters a folder name can take.
+  for (char c : HostId()) EXPECT_TRUE(absl::ascii_isalnum(c) || c == '-') << HostId();
+  EXPECT_EQ(CollectEnvironment()["host.id"], HostId());
+  EXPECT_EQ(CollectEnvironment().count("host.name"), 0u);
 }
 
 }  // namespace

@@ -26,6 +26,9 @@ absl::StatusOr<nlohmann::json> RunBench(const std::string& bench,
   std::vector<std::string> argv = {bench};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back(absl::StrCat("--out=", out));
+  // A smoke run writes no committed results: it must not wait for, or block,
+  // a bench measuring on the machine.
+  argv.push_back("--lock=none");
   absl::StatusOr<Child> child = Spawn(SpawnMethod::kPosixSpawn, ExecSpec(bench, argv));
   if (!child.ok()) return child.status();
   absl::StatusOr<ExitStatus> status = child->WaitFor(timeout);

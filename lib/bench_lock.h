@@ -1,0 +1,62 @@
+// bench_lock.h: one measuring process at a time on this machine.
+//
+// On a 2-core machine two benches (or a bench and a build) share CPUs and move
+// each other's figures. Every bench takes this lock before it measures and holds
+// it to the end; the lock file names the holder (pid, what, since when), so a
+// second bench can say whom it waits for. The lock is flock(2) on a file, so it
+// goes with the process: a killed bench never leaves a stale lock.
+//
+// Example:
+//
+//   absl::StatusOr<spawnlab::BenchLock> lock = spawnlab::BenchLock::Acquire(
+//       spawnlab::DefaultBenchLockPath(), "clone3 bench", spawnlab::BenchLock::kWait);
+//   if (!lock.ok()) ... another bench holds it (kFail), or the file cannot be opened ...
+//   ... measure; the lock is released when `lock` goes away ...
+
+#ifndef SPAWNLAB_LIB_BENCH_LOCK_H_
+#define SPAWNLAB_LIB_BENCH_LOCK_H_
+
+#include <ostream>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "lib/unique_fd.h"
+
+namespace spawnlab {
+
+// $SPAWNLAB_LOCK_FILE, else /tmp/spawnlab-bench.lock: machine-wide, since the
+// CPUs are.
+std::string DefaultBenchLockPath();
+
+class BenchLock {
+ public:
+  enum Mode {
+    kWait,  // block until the holder lets go, saying for whom (every 30 s)
+    kFail,  // FailedPrecondition at once, naming the holder
+  };
+
+  // Takes the lock at `path` for `what` (written into the file with this
+  // process's pid and the time). Messages about waiting go to `log`.
+  static absl::StatusOr<BenchLock> Acquire(const std::string& path, absl::string_view what,
+                                           Mode mode, std::ostream* log = nullptr);
+
+  // The holder's line as the file has it ("pid 123: clone3 bench, since ...").
+  static std::string ReadHolder(int fd);
+
+  // How long Acquire waited, and for whom ("" if it did not).
+  absl::Duration waited() const { return waited_; }
+  const std::string& waited_for() const { return waited_for_; }
+
+ private:
+  BenchLock(UniqueFd fd, absl::Duration waited, std::string waited_for)
+      : fd_(std::move(fd)), waited_(waited), waited_for_(std::move(waited_for)) {}
+  UniqueFd fd_;
+  absl::Duration waited_;
+  std::string waited_for_;
+};
+
+}  // namespace spawnlab
+
+#endif  // SPAWNLAB_LIB_BENCH_LOCK_H_

@@ -1,0 +1,69 @@
+// bench_results.h: what a bench works out from its own Google Benchmark JSON
+// once the run is over: which rows measured, were skipped or failed, each
+// row's repetitions, the key ratios paired by round, and the drift canary.
+//
+// Rows whose repetitions ran interleaved (--benchmark_enable_random_interleaving)
+// ran repetition k of every row in the same round k, minutes apart from round
+// k+1; a ratio taken within a round (PairedRatios) cancels the machine's drift
+// between rounds, where a ratio of two medians does not.
+//
+// Example:
+//
+//   nlohmann::json doc = spawnlab::ParseBenchmarkJson(text);
+//   spawnlab::RowCounts n = spawnlab::CountRows(doc);
+//   for (const spawnlab::PairedRatio& r : spawnlab::PairedRatios(doc, {"method", "vfork"}))
+//     std::cout << r.row << " / " << r.baseline << " = " << r.median << "\n";
+
+#ifndef SPAWNLAB_LIB_BENCH_RESULTS_H_
+#define SPAWNLAB_LIB_BENCH_RESULTS_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "nlohmann/json.hpp"
+
+namespace spawnlab {
+
+// How a skipped row's error_message starts (bench.h: SkipRow).
+inline constexpr absl::string_view kSkippedPrefix = "skipped: ";
+
+struct RowCounts {
+  int measured = 0, skipped = 0, failed = 0;
+};
+RowCounts CountRows(const nlohmann::json& doc);
+
+// Each row's per-repetition times (real_time, in the row's time unit), by
+// repetition index, keyed by the row's canonical name (lib/bench_name.h).
+std::map<std::string, std::vector<double>> RepetitionTimes(const nlohmann::json& doc);
+
+// A baseline for key ratios: each row over the row that differs from it only
+// in `dimension`, which the baseline has at `value` (e.g. method / vfork).
+struct RatioBaseline {
+  std::string dimension;
+  std::string value;
+};
+
+struct PairedRatio {
+  std::string row, baseline;
+  int rounds = 0;          // repetitions present in both
+  double median = 0;       // median over rounds of row[k] / baseline[k]
+  double low = 0, high = 0;  // a ~95% interval for that median (order statistics)
+};
+std::vector<PairedRatio> PairedRatios(const nlohmann::json& doc, const RatioBaseline& by);
+
+// The distribution-free interval for a median from sorted values: the order
+// statistics whose binomial coverage is at least 95% (the whole range below 6).
+std::pair<double, double> MedianInterval(std::vector<double> sorted_values);
+
+// How far the canary row moved over the run, in percent: the median of its
+// last half of repetitions against the median of its first half (the middle
+// one left out). Negative if the row is missing or has fewer than 4.
+double CanaryDriftPct(const nlohmann::json& doc, const std::string& canary_row);
+
+double Median(std::vector<double> v);
+
+}  // namespace spawnlab
+
+#endif  // SPAWNLAB_LIB_BENCH_RESULTS_H_

@@ -1,0 +1,232 @@
+// suite.cc: every experiment's bench in turn, one at a time, then the reports.
+//
+//   bazel run //:suite                        # the full suite (see the README for its time)
+//   bazel run //:suite -- --quick             # a smoke of everything, about a minute
+//   bazel run //:suite -- --only=clone3,linking
+//
+// It takes the machine's bench lock (lib/bench_lock.h) for the whole suite, so
+// nothing else measures between two benches, and runs each bench with the lock
+// held for it. Before it starts it prints what it will run and how long that
+// should take (each bench's last full run on this kernel and host, from its
+// results file, else a default); as it goes, progress with an ETA. It ends by
+// regenerating reports/ from results/ and printing where they are, and the
+// time each bench took. A bench that fails does not stop the suite; the exit
+// code says that one did.
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "lib/environment.h"
+#include "lib/bench_lock.h"
+#include "lib/runfiles.h"
+#include "lib/spawn.h"
+#include "nlohmann/json.hpp"
+
+ABSL_FLAG(bool, quick, false, "Run every bench with --quick: a smoke of the whole suite.");
+ABSL_FLAG(std::string, only, "",
+          "Comma-separated experiments to run (default: all), e.g. clone3,linking.");
+ABSL_FLAG(std::string, lock, "wait",
+          "The machine's bench lock: wait for another bench to finish, or fail at once.");
+ABSL_FLAG(bool, report, true, "Regenerate reports/ at the end.");
+ABSL_FLAG(bool, dry_run, false, "Print the plan and the estimate, and run nothing.");
+
+namespace spawnlab {
+namespace {
+
+std::string RunfileOrExit(absl::string_view path) {
+  absl::StatusOr<std::string> found = Runfile(path);
+  if (!found.ok()) {
+    std::cerr << "error: " << found.status().message() << "\n";
+    std::exit(2);
+  }
+  return *found;
+}
+
+// Where a bench's full run is filed (lib/bench.h: DefaultResultsPath).
+std::string FullResultsPath(const std::string& workspace, absl::string_view experiment) {
+  return absl::StrCat(workspace, "/results/", KernelRelease(), "/", HostId(), "/", experiment,
+                      ".json");
+}
+
+struct Experiment {
+  const char* name;
+  const char* binary;          // runfile path
+  std::vector<std::string> args;
+  int default_seconds;         // a full run, when no results say better
+  int quick_seconds;
+};
+
+std::vector<Experiment> AllExperiments() {
+  return {
+      {"clone3", "experiments/clone3/bench", {}, 150, 15},
+      {"crosscheck", "experiments/clone3/crosscheck",
+       {"--minimal_child=" + RunfileOrExit("lib/children/minimal_child")}, 40, 5},
+      {"syscalls", "experiments/syscalls/bench", {}, 30, 3},
+      {"command", "experiments/command/bench", {}, 40, 5},
+      {"linking", "experiments/linking/bench", {}, 90, 8},
+      {"strip", "experiments/strip/bench", {}, 30, 5},
+      {"memfd", "experiments/memfd/bench", {}, 40, 5},
+      {"inline", "experiments/inline/bench", {}, 60, 8},
+      {"io_uring_spawn", "experiments/io_uring_spawn/bench", {}, 20, 5},
+      {"accept", "experiments/accept/bench", {}, 160, 20},
+  };
+}
+
+// The last full run's duration on this kernel and host, from its results.
+int EstimateSeconds(const Experiment& e, const std::string& workspace, bool quick) {
+  if (quick) return e.quick_seconds;
+  std::ifstream in(FullResultsPath(workspace, e.name));
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  double seconds;
+  if (!doc.is_discarded() && doc.is_object() && doc.contains("context") &&
+      doc["context"].contains("run.seconds") && doc["context"]["run.seconds"].is_string() &&
+      absl::SimpleAtod(doc["context"]["run.seconds"].get<std::string>(), &seconds)) {
+    return static_cast<int>(seconds) + 3;  // and the bench's own start-up
+  }
+  return e.default_seconds;
+}
+
+std::string Minutes(int64_t seconds) {
+  return absl::StrFormat("%dm%02ds", seconds / 60, seconds % 60);
+}
+
+volatile sig_atomic_t g_interrupted = 0;
+void OnInterrupt(int) { g_interrupted = 1; }
+
+}  // namespace
+
+int SuiteMain(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Runs every spawnlab bench in turn under the machine's bench lock, then regenerates "
+      "reports/.\n  bazel run //:suite [-- --quick] [-- --only=clone3,linking]");
+  absl::ParseCommandLine(argc, argv);
+  const bool quick = absl::GetFlag(FLAGS_quick);
+  const char* ws_env = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  if (ws_env == nullptr || *ws_env == '\0') {
+    std::cerr << "error: run me with `bazel run //:suite`: results go into the workspace, "
+                 "which BUILD_WORKSPACE_DIRECTORY names\n";
+    return 2;
+  }
+  const std::string workspace = ws_env;
+
+  std::vector<Experiment> all = AllExperiments(), plan;
+  std::set<std::string> wanted;
+  for (absl::string_view n : absl::StrSplit(absl::GetFlag(FLAGS_only), ',', absl::SkipEmpty())) {
+    wanted.insert(std::string(n));
+  }
+  std::set<std::string> known;
+  for (const Experiment& e : all) {
+    known.insert(e.name);
+    if (wanted.empty() || wanted.count(e.name)) plan.push_back(e);
+  }
+  for (const std::string& n : wanted) {
+    if (!known.count(n)) {
+      std::vector<std::string> names(known.begin(), known.end());
+      std::cerr << "error: --only: no experiment '" << n << "'; there are "
+                << absl::StrJoin(names, ", ") << "\n";
+      return 2;
+    }
+  }
+  const std::string lock_mode = absl::GetFlag(FLAGS_lock);
+  if (lock_mode != "wait" && lock_mode != "fail") {
+    std::cerr << "error: --lock=" << lock_mode << ": expected wait or fail\n";
+    return 2;
+  }
+
+  std::vector<int> estimate;
+  int total_estimate = 0;
+  for (const Experiment& e : plan) {
+    estimate.push_back(EstimateSeconds(e, workspace, quick));
+    total_estimate += estimate.back();
+  }
+  std::cout << "suite: " << plan.size() << " benches" << (quick ? " (--quick)" : "")
+            << ", one at a time, estimated " << Minutes(total_estimate) << ":\n";
+  for (size_t i = 0; i < plan.size(); ++i) {
+    std::cout << absl::StrFormat("  %-16s ~%s\n", plan[i].name, Minutes(estimate[i]));
+  }
+  std::cout << std::flush;
+  if (absl::GetFlag(FLAGS_dry_run)) return 0;
+
+  absl::StatusOr<BenchLock> lock =
+      BenchLock::Acquire(DefaultBenchLockPath(), "suite",
+                         lock_mode == "fail" ? BenchLock::kFail : BenchLock::kWait, &std::cerr);
+  if (!lock.ok()) {
+    std::cerr << "error: " << lock.status().message() << "\n";
+    return 3;
+  }
+  setenv("SPAWNLAB_LOCK_HELD_BY", absl::StrCat("suite pid ", getpid()).c_str(), 1);
+  // Ctrl-C reaches the running bench through the terminal's process group; the
+  // suite stops after it instead of starting the next.
+  signal(SIGINT, OnInterrupt);
+  signal(SIGTERM, OnInterrupt);
+
+  const absl::Time start = absl::Now();
+  std::vector<std::string> failed;
+  std::vector<std::pair<std::string, int64_t>> took;
+  int remaining = total_estimate;
+  for (size_t i = 0; i < plan.size() && !g_interrupted; ++i) {
+    const Experiment& e = plan[i];
+    const int64_t elapsed = absl::ToInt64Seconds(absl::Now() - start);
+    std::cout << "\n[suite " << i + 1 << "/" << plan.size() << "] " << e.name << ": elapsed "
+              << Minutes(elapsed) << ", ETA " << Minutes(remaining) << " to the end" << std::endl;
+    std::vector<std::string> args = {RunfileOrExit(e.binary)};
+    args.insert(args.end(), e.args.begin(), e.args.end());
+    if (quick) args.push_back("--quick");
+    const absl::Time t0 = absl::Now();
+    absl::StatusOr<Child> child = Spawn(SpawnMethod::kPosixSpawn, ExecSpec(args[0], args));
+    absl::StatusOr<ExitStatus> status =
+        child.ok() ? child->Wait() : absl::StatusOr<ExitStatus>(child.status());
+    const int64_t seconds = absl::ToInt64Seconds(absl::Now() - t0);
+    took.emplace_back(e.name, seconds);
+    if (!status.ok() || !status->success()) {
+      failed.push_back(e.name);
+      std::cout << "[suite] " << e.name << " failed: "
+                << (status.ok() ? status->ToString() : status.status().ToString()) << std::endl;
+    }
+    remaining = std::max(0, remaining - estimate[i]);
+  }
+  const int64_t total = absl::ToInt64Seconds(absl::Now() - start);
+
+  if (absl::GetFlag(FLAGS_report) && !g_interrupted) {
+    std::cout << "\n[suite] regenerating reports/" << std::endl;
+    const std::string report = RunfileOrExit("analysis/report");
+    absl::StatusOr<Child> child = Spawn(SpawnMethod::kPosixSpawn, ExecSpec(report, {report}));
+    absl::StatusOr<ExitStatus> status =
+        child.ok() ? child->Wait() : absl::StatusOr<ExitStatus>(child.status());
+    if (!status.ok() || !status->success()) failed.push_back("report");
+  }
+
+  std::cout << "\nsuite: " << (g_interrupted ? "interrupted after " : "") << Minutes(total)
+            << " for " << took.size() << " benches" << (quick ? " (--quick)" : "") << "\n";
+  for (const auto& [name, seconds] : took) {
+    std::cout << absl::StrFormat("  %-16s %s\n", name, Minutes(seconds));
+  }
+  std::cout << "results: " << workspace << "/results/\nreports: " << workspace
+            << "/reports/README.md\n";
+  if (!failed.empty()) {
+    std::cout << "failed: " << absl::StrJoin(failed, ", ") << "\n";
+    return 1;
+  }
+  return g_interrupted ? 130 : 0;
+}
+
+}  // namespace spawnlab
+
+int main(int argc, char** argv) { return spawnlab::SuiteMain(argc, argv); }
