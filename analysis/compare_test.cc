@@ -26,7 +26,7 @@ TEST(Compare, PairsByNameWithChangeAndUTest) {
   ResultsFile newer = Load("good/6.1.0-test/clone3.json");  // fork 1400, vfork 400
   Comparison c = CompareResults(older, newer);
   ASSERT_EQ(c.rows.size(), 2u);
-  EXPECT_EQ(c.rows[0].name, "spawn/method:fork/child:minimal/parent:small/until:exit");
+  EXPECT_EQ(c.rows[0].name, "spawn/method:fork/child:minimal/parent:minimal/until:exit");
   EXPECT_NEAR(c.rows[0].change, 100.0 / 1300, 1e-9);
   EXPECT_LT(c.rows[0].p_value, 0.05);  // every new sample is above every old one
   EXPECT_NEAR(c.geomean_ratio, std::sqrt(1400.0 / 1300 * 400.0 / 380), 1e-9);

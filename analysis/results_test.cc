@@ -31,7 +31,7 @@ TEST(Results, ParsesSeriesSamplesAggregatesAndSkips) {
   EXPECT_EQ(f->experiment(), "clone3");
   EXPECT_EQ(f->kernel(), "6.1.0-test");
   EXPECT_EQ(f->host(), "testhost");
-  const Series* fork = f->Find("spawn/method:fork/child:minimal/parent:small/until:exit");
+  const Series* fork = f->Find("spawn/method:fork/child:minimal/parent:minimal/until:exit");
   ASSERT_NE(fork, nullptr);
   EXPECT_EQ(fork->Repetitions(), 9);
   EXPECT_DOUBLE_EQ(fork->Median(), 1400 * 1.01 * 1e3);  // us -> ns
@@ -40,7 +40,7 @@ TEST(Results, ParsesSeriesSamplesAggregatesAndSkips) {
   const Series* empty = f->Find("harness/op:empty");
   ASSERT_NE(empty, nullptr);
   EXPECT_NEAR(empty->Median(), 30 * 1.01, 1e-9);  // already ns
-  const Series* clone3 = f->Find("spawn/method:clone3/child:minimal/parent:small/until:exit");
+  const Series* clone3 = f->Find("spawn/method:clone3/child:minimal/parent:minimal/until:exit");
   ASSERT_NE(clone3, nullptr);
   EXPECT_FALSE(clone3->measured());
   EXPECT_THAT(clone3->skipped, HasSubstr("ENOSYS"));
@@ -50,7 +50,7 @@ TEST(Results, ParsesSeriesSamplesAggregatesAndSkips) {
 TEST(Results, AggregatesAloneAreEnough) {
   absl::StatusOr<ResultsFile> f = LoadResultsFile(Testdata("good/6.1.0-test/crosscheck.json"));
   ASSERT_TRUE(f.ok()) << f.status();
-  const Series* s = f->Find("crosscheck/way:lat_proc/op:fork-exit/parent:small");
+  const Series* s = f->Find("crosscheck/way:lat_proc/op:fork-exit/parent:minimal");
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->Repetitions(), 0);
   EXPECT_DOUBLE_EQ(s->Median(), 700e3);

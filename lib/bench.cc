@@ -91,6 +91,13 @@ class RowReporter : public benchmark::BenchmarkReporter {
 
 // Rows registered through Configure: the denominator of the progress line.
 std::atomic<int> rows_registered{0};
+// Runs of a row finished (Google Benchmark's Teardown hook: each repetition,
+// and the first repetition's runs that find the iteration count), and the
+// repetitions a row makes: with interleaving no row is done before the last
+// round, so the progress line counts these.
+std::atomic<int> runs_done{0};
+std::atomic<int> repetitions_per_row{1};
+void CountRun(const benchmark::State&) { ++runs_done; }
 
 // Prints "[progress] 45 s: 12 of 30 rows done" to stderr every 15 s while
 // the benchmarks run: with interleaved repetitions no row is reported before
@@ -118,9 +125,16 @@ class ProgressTicker {
   void Run() {
     absl::MutexLock lock(&mu_);
     while (!mu_.AwaitWithTimeout(absl::Condition(&stop_), absl::Seconds(15))) {
-      std::cerr << "[progress] " << absl::ToInt64Seconds(absl::Now() - start_) << " s: "
-                << done_->load() << " of " << rows_registered.load() << " rows done"
-                << std::endl;
+      const int64_t elapsed = absl::ToInt64Seconds(absl::Now() - start_);
+      const int expected = rows_registered.load() * repetitions_per_row.load();
+      const double fraction =
+          std::min(0.99, expected > 0 ? static_cast<double>(runs_done.load()) / expected : 0.0);
+      std::cerr << "[progress] " << elapsed << " s: " << runs_done.load() << " runs of ~"
+                << expected << " (" << static_cast<int>(fraction * 100) << "%)";
+      if (fraction > 0.05) {
+        std::cerr << ", ETA ~" << static_cast<int64_t>(elapsed / fraction - elapsed) << " s";
+      }
+      std::cerr << std::endl;
     }
   }
   const std::atomic<int>* done_;
@@ -227,6 +241,10 @@ void PrintSummary(const nlohmann::json& doc, const BenchDefaults& defaults, std:
   if (!defaults.ratio_dimension.empty()) {
     std::vector<PairedRatio> ratios =
         PairedRatios(doc, {defaults.ratio_dimension, defaults.ratio_baseline});
+    std::stable_sort(ratios.begin(), ratios.end(),
+                     [&order](const PairedRatio& a, const PairedRatio& b) {
+                       return order[a.row] < order[b.row];
+                     });
     if (!ratios.empty()) {
       out << "\nkey ratios: each row over the row with " << defaults.ratio_dimension << ":"
           << defaults.ratio_baseline
@@ -253,6 +271,7 @@ benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
                                           const BenchOptions& /*options*/, Clock clock) {
   ++rows_registered;
   b->ComputeStatistics("min", Min);
+  b->Teardown(CountRun);
   if (clock == Clock::kManual) return b->UseManualTime()->Unit(benchmark::kMicrosecond);
   return b->Unit(benchmark::kNanosecond);
 }
@@ -297,7 +316,9 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   const std::optional<std::string> user_tabular =
       FlagValue(argc, argv, "benchmark_counters_tabular");
   const bool list_tests = FlagValue(argc, argv, "benchmark_list_tests").value_or("false") != "false";
-  const bool user_chose_repetitions = FlagValue(argc, argv, "benchmark_repetitions").has_value();
+  const std::optional<std::string> user_repetitions =
+      FlagValue(argc, argv, "benchmark_repetitions");
+  const bool user_chose_repetitions = user_repetitions.has_value();
   const bool user_chose_min_time = FlagValue(argc, argv, "benchmark_min_time").has_value();
   const bool user_chose_interleaving =
       FlagValue(argc, argv, "benchmark_enable_random_interleaving").has_value();
@@ -366,20 +387,36 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
 
   // spawnlab's defaults, given to Google Benchmark as its own flags.
   std::vector<std::string> defaults = {"--benchmark_display_aggregates_only=true"};
-  if (!user_chose_repetitions) {
+  const bool in_rounds = bench_defaults.rounds > 0;
+  int rounds = 1;
+  if (in_rounds) {
+    rounds = options.quick ? 2 : bench_defaults.rounds;
+    int r;
+    if (user_repetitions && absl::SimpleAtoi(*user_repetitions, &r)) rounds = std::max(1, r);
+    if (list_tests) rounds = 1;
+    // Each registered copy of a row runs once; the rounds are the repetitions.
+    defaults.push_back("--benchmark_repetitions=1");
+    defaults.push_back("--benchmark_enable_random_interleaving=false");
+  } else if (!user_chose_repetitions) {
     defaults.push_back(absl::StrCat("--benchmark_repetitions=",
                                     options.quick ? 2 : bench_defaults.repetitions));
+    repetitions_per_row = options.quick ? 2 : bench_defaults.repetitions;
+  } else {
+    int r;
+    if (absl::SimpleAtoi(user_repetitions.value_or("1"), &r)) {
+      repetitions_per_row = std::max(1, r);
+    }
   }
   if (!user_chose_min_time) {
     defaults.push_back(absl::StrCat("--benchmark_min_time=", options.quick
                                                                  ? bench_defaults.quick_min_time
                                                                  : bench_defaults.min_time));
   }
-  const bool interleaved = user_chose_interleaving
+  const bool interleaved = in_rounds ? false : user_chose_interleaving
                                ? FlagValue(argc, argv, "benchmark_enable_random_interleaving") !=
                                      "false"
                                : bench_defaults.random_interleaving;
-  if (!user_chose_interleaving && bench_defaults.random_interleaving) {
+  if (!in_rounds && !user_chose_interleaving && bench_defaults.random_interleaving) {
     defaults.push_back("--benchmark_enable_random_interleaving=true");
   }
   if (we_write) {
@@ -435,8 +472,15 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   if (user_filter) benchmark::AddCustomContext("spawnlab.filter", *user_filter);
   benchmark::AddCustomContext("spawnlab.pinned_cpu", pinned);
   benchmark::AddCustomContext("spawnlab.random_interleaving", interleaved ? "true" : "false");
+  benchmark::AddCustomContext("spawnlab.rounds", in_rounds ? absl::StrCat(rounds) : "none");
 
-  register_benchmarks(options);
+  std::vector<std::string> row_order;
+  for (int r = 0; r < rounds; ++r) {
+    options.round = r;
+    options.rounds = rounds;
+    options.row_order = r == 0 ? &row_order : nullptr;
+    register_benchmarks(options);
+  }
 
   // The display: Google Benchmark's own reporter when a format was asked for
   // (or the user took the file), else spawnlab's one line per row at the end.
@@ -471,14 +515,20 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   RowReporter reporter(inner.get());
   std::ostream& say = own_display ? std::cerr : std::cout;
   if (!own_display) {
-    say << experiment << ": " << rows_registered.load() << " rows, "
-        << (interleaved ? "repetitions interleaved in rounds" : "rows one after another")
+    say << experiment << ": "
+        << (in_rounds ? absl::StrCat(rows_registered.load() / rounds, " rows in ", rounds,
+                                     " rounds, each round every row once, shuffled")
+                      : absl::StrCat(rows_registered.load(), " rows, ",
+                                     interleaved ? "repetitions randomly interleaved"
+                                                 : "rows one after another"))
         << ", pinned to CPU " << pinned << "; results: " << out << std::endl;
-    // Debian's libbenchmark was built without NDEBUG and says so; its timing
-    // loop is compiled into this bench (-O2), so the warning does not apply.
-    say << "(Google Benchmark's \"Library was built as DEBUG\" refers to Debian's build of "
-           "its bookkeeping; the timed loop is compiled into this bench, optimised.)"
-        << std::endl;
+  } else if (user_format.value_or("console") == "console") {
+    // Debian's libbenchmark was built without NDEBUG and its console header
+    // says so; its timing loop is inline in this bench, compiled -O2.
+    std::cerr << "(Google Benchmark's \"Library was built as DEBUG\" below is about Debian's "
+                 "build of the library's bookkeeping; the timed loop is compiled into this "
+                 "bench, optimised.)"
+              << std::endl;
   }
 
   if (we_write) {
@@ -516,6 +566,7 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
     std::cerr << "error: Google Benchmark wrote no readable JSON; " << out << " is as it was\n";
     return 1;
   }
+  if (in_rounds) MergeRounds(doc, row_order);
   const RowCounts counts = CountRows(doc);
   if (counts.measured == 0) {
     unlink(tmp.c_str());

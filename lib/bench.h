@@ -48,8 +48,11 @@
 #define SPAWNLAB_LIB_BENCH_H_
 
 #include <cstdint>
+#include <algorithm>
 #include <functional>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -62,7 +65,23 @@ namespace spawnlab {
 
 struct BenchOptions {
   bool quick = false;
+  // For benches that run in rounds (BenchDefaults::rounds): the round being
+  // registered (0-based) and how many there are. Register every row once per
+  // call, in an order shuffled by `round` (ShuffleForRound), and, in round 0,
+  // name the rows in their natural order in `*row_order`, the order reports
+  // list them in.
+  int round = 0;
+  int rounds = 1;
+  std::vector<std::string>* row_order = nullptr;
 };
+
+// `items` in the order round `round` measures them: shuffled, the same order
+// for the same round on every run (seeded by the round).
+template <typename T>
+void ShuffleForRound(std::vector<T>& items, int round) {
+  std::mt19937 g(static_cast<uint32_t>(round) * 2654435761u + 1);
+  std::shuffle(items.begin(), items.end(), g);
+}
 
 // Who times a row: the bench, per iteration (state.SetIterationTime), or
 // Google Benchmark, around its whole loop (for operations of a microsecond or
@@ -111,6 +130,16 @@ struct BenchDefaults {
   // being slower, is spread over every row instead of biasing some. Not for
   // benches whose rows share costly setup (the clone3 bench's ballast).
   bool random_interleaving = false;
+  // Rounds instead of Google Benchmark's repetitions (0: repetitions): the
+  // bench's Register is called once per round and registers every row, each
+  // measured once, in a shuffled order (BenchOptions). Repetition k of every
+  // row then runs in round k, so a ratio of two rows taken within a round
+  // cancels the machine's drift between rounds (PairedRatios); Google
+  // Benchmark's random interleaving shuffles all repetitions of all rows
+  // together, which spreads drift but pairs nothing. 2 with --quick;
+  // --benchmark_repetitions=N sets it. The JSON is merged into Google
+  // Benchmark's repetitions layout (bench_results.h: MergeRounds).
+  int rounds = 0;
   // Key ratios printed after the rows: each row over the row that differs
   // only in this dimension, which the baseline has at this value (e.g.
   // {"method", "vfork"}), paired by round. Empty: none.

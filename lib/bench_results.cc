@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
@@ -138,6 +140,122 @@ double CanaryDriftPct(const nlohmann::json& doc, const std::string& canary_row) 
   const double first = Median({v.begin(), v.begin() + half});
   const double last = Median({v.end() - half, v.end()});
   return first > 0 ? 100.0 * std::fabs(last / first - 1) : -1;
+}
+
+namespace {
+
+struct Moments {
+  double mean, median, stddev, cv, min;
+};
+
+Moments Describe(const std::vector<double>& v) {
+  Moments m{};
+  if (v.empty()) return m;
+  double sum = 0;
+  for (double x : v) sum += x;
+  m.mean = sum / v.size();
+  double sq = 0;
+  for (double x : v) sq += (x - m.mean) * (x - m.mean);
+  m.stddev = v.size() > 1 ? std::sqrt(sq / (v.size() - 1)) : 0;
+  m.cv = m.mean != 0 ? m.stddev / m.mean : 0;
+  m.median = Median(v);
+  m.min = *std::min_element(v.begin(), v.end());
+  return m;
+}
+
+bool IsCounter(const std::string& key, const nlohmann::json& value) {
+  static const std::set<std::string> kNotCounters = {
+      "name", "family_index", "per_family_instance_index", "run_name", "run_type",
+      "repetitions", "repetition_index", "threads", "iterations", "real_time", "cpu_time",
+      "time_unit", "error_occurred", "error_message", "aggregate_name", "aggregate_unit"};
+  return value.is_number() && !kNotCounters.count(key);
+}
+
+}  // namespace
+
+void MergeRounds(nlohmann::json& doc, const std::vector<std::string>& canonical_order) {
+  if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) return;
+  std::map<std::string, int> rank;
+  for (const std::string& name : canonical_order) rank.emplace(name, static_cast<int>(rank.size()));
+  // Each row's runs in the order they ran, and its first error, if any.
+  std::vector<std::string> names;
+  std::map<std::string, std::vector<nlohmann::json>> runs;
+  std::map<std::string, nlohmann::json> errors;
+  for (nlohmann::json& b : doc["benchmarks"]) {
+    if (!b.is_object() || b.value("run_type", "iteration") != "iteration") continue;
+    const std::string name = Canonical(b);
+    if (!runs.count(name) && !errors.count(name)) names.push_back(name);
+    if (b.value("error_occurred", false)) {
+      errors.emplace(name, b);
+    } else {
+      runs[name].push_back(b);
+    }
+  }
+  std::stable_sort(names.begin(), names.end(), [&rank](const std::string& a, const std::string& b) {
+    auto ra = rank.find(a), rb = rank.find(b);
+    const int ia = ra == rank.end() ? INT32_MAX : ra->second;
+    const int ib = rb == rank.end() ? INT32_MAX : rb->second;
+    return ia < ib;
+  });
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t f = 0; f < names.size(); ++f) {
+    const std::string& name = names[f];
+    auto rank_it = rank.find(name);
+    const int family = rank_it != rank.end() ? rank_it->second : static_cast<int>(rank.size() + f);
+    if (errors.count(name)) {
+      nlohmann::json e = errors[name];
+      e["family_index"] = family;
+      e["per_family_instance_index"] = 0;
+      out.push_back(e);
+      continue;
+    }
+    std::vector<nlohmann::json>& reps = runs[name];
+    const int n = static_cast<int>(reps.size());
+    std::vector<double> times;
+    std::map<std::string, std::vector<double>> counters;
+    for (int k = 0; k < n; ++k) {
+      nlohmann::json& r = reps[k];
+      r["family_index"] = family;
+      r["per_family_instance_index"] = 0;
+      r["repetitions"] = n;
+      r["repetition_index"] = k;
+      times.push_back(r.value("real_time", 0.0));
+      for (auto it = r.begin(); it != r.end(); ++it) {
+        if (IsCounter(it.key(), it.value())) counters[it.key()].push_back(it.value().get<double>());
+      }
+      out.push_back(r);
+    }
+    if (n == 0) continue;
+    const nlohmann::json& first = reps[0];
+    const Moments t = Describe(times);
+    std::map<std::string, Moments> c;
+    for (const auto& [key, values] : counters) c[key] = Describe(values);
+    for (const char* agg : {"mean", "median", "stddev", "cv", "min"}) {
+      auto pick = [agg](const Moments& m) {
+        const std::string a = agg;
+        return a == "mean" ? m.mean : a == "median" ? m.median : a == "stddev" ? m.stddev
+                           : a == "cv" ? m.cv : m.min;
+      };
+      nlohmann::json a = {
+          {"name", first.value("run_name", name) + "_" + agg},
+          {"family_index", family},
+          {"per_family_instance_index", 0},
+          {"run_name", first.value("run_name", name)},
+          {"run_type", "aggregate"},
+          {"repetitions", n},
+          {"threads", first.value("threads", 1)},
+          {"aggregate_name", agg},
+          {"aggregate_unit", std::string(agg) == "cv" ? "percentage" : "time"},
+          {"iterations", n},
+          {"real_time", pick(t)},
+          {"cpu_time", 0.0},
+          {"time_unit", first.value("time_unit", "ns")},
+      };
+      for (const auto& [key, m] : c) a[key] = pick(m);
+      out.push_back(a);
+    }
+  }
+  doc["benchmarks"] = out;
 }
 
 }  // namespace spawnlab

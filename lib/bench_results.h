@@ -64,6 +64,16 @@ double CanaryDriftPct(const nlohmann::json& doc, const std::string& canary_row);
 
 double Median(std::vector<double> v);
 
+// A run made in rounds (bench.h: BenchDefaults::rounds; each row registered
+// once per round, one repetition each, so repetition k of every row ran in
+// round k) written as Google Benchmark writes repetitions: each row's runs, in
+// the order they ran, become its repetitions (repetition_index = round),
+// followed by the aggregates mean, median, stddev, cv and min of its time and
+// of each counter. A row skipped or failed in any round keeps one such row.
+// `canonical_order` (canonical names) sets family_index, the order the
+// analysis lists rows in; rows not in it come after.
+void MergeRounds(nlohmann::json& doc, const std::vector<std::string>& canonical_order);
+
 }  // namespace spawnlab
 
 #endif  // SPAWNLAB_LIB_BENCH_RESULTS_H_

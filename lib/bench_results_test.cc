@@ -3,6 +3,8 @@
 
 #include "lib/bench_results.h"
 
+#include <cmath>
+
 #include "gtest/gtest.h"
 
 namespace spawnlab {
@@ -70,6 +72,48 @@ TEST(BenchResults, CanaryDriftComparesTheLastHalfWithTheFirst) {
   EXPECT_NEAR(CanaryDriftPct(Doc(rows), "c/op:canary"), 10.0, 1e-9);
   EXPECT_LT(CanaryDriftPct(Doc(rows), "c/op:other"), 0);
   EXPECT_LT(CanaryDriftPct(Doc({Rep("c/op:canary", 0, 1)}), "c/op:canary"), 0);
+}
+
+TEST(BenchResults, MergeRoundsMakesRepetitionsAndAggregatesInTheNaturalOrder) {
+  // Two rounds, rows in a different order in each; one row skipped.
+  nlohmann::json b1 = Rep("s/op:b", 0, 30);
+  b1["mappings"] = 10;
+  nlohmann::json b2 = Rep("s/op:b", 0, 10);
+  b2["mappings"] = 10;
+  nlohmann::json skipped = {{"name", "s/op:c"}, {"run_name", "s/op:c"}, {"run_type", "iteration"},
+                            {"error_occurred", true}, {"error_message", "skipped: no"}};
+  nlohmann::json doc = Doc({b1, Rep("s/op:a", 0, 1), skipped, Rep("s/op:a", 0, 3), b2, skipped});
+  MergeRounds(doc, {"s/op:a", "s/op:b", "s/op:c"});
+  const nlohmann::json& rows = doc["benchmarks"];
+  // a: 2 repetitions + 5 aggregates; b: the same; c: one skipped row.
+  ASSERT_EQ(rows.size(), 15u);
+  EXPECT_EQ(rows[0]["run_name"], "s/op:a/manual_time");
+  EXPECT_EQ(rows[0]["repetition_index"], 0);
+  EXPECT_EQ(rows[1]["repetition_index"], 1);
+  EXPECT_EQ(rows[1]["real_time"], 3);
+  EXPECT_EQ(rows[0]["family_index"], 0);
+  EXPECT_EQ(rows[7]["run_name"], "s/op:b/manual_time");
+  EXPECT_EQ(rows[7]["family_index"], 1);
+  std::map<std::string, nlohmann::json> agg;
+  for (const nlohmann::json& r : rows) {
+    if (r.value("run_type", "") == "aggregate" && r["run_name"] == "s/op:b/manual_time") {
+      agg[r["aggregate_name"]] = r;
+    }
+  }
+  EXPECT_DOUBLE_EQ(agg["median"]["real_time"].get<double>(), 20);
+  EXPECT_DOUBLE_EQ(agg["min"]["real_time"].get<double>(), 10);
+  EXPECT_DOUBLE_EQ(agg["mean"]["real_time"].get<double>(), 20);
+  EXPECT_NEAR(agg["cv"]["real_time"].get<double>(), std::sqrt(200.0) / 20, 1e-12);
+  EXPECT_EQ(agg["cv"]["aggregate_unit"], "percentage");
+  EXPECT_DOUBLE_EQ(agg["median"]["mappings"].get<double>(), 10);
+  EXPECT_EQ(rows[14]["error_message"], "skipped: no");
+  RowCounts c = CountRows(doc);
+  EXPECT_EQ(c.measured, 2);
+  EXPECT_EQ(c.skipped, 1);
+  // Paired by round after the merge: b/a = 30/1 and 10/3.
+  std::vector<PairedRatio> r = PairedRatios(doc, {"op", "a"});
+  ASSERT_EQ(r.size(), 1u);  // c has no times
+  EXPECT_DOUBLE_EQ(r[0].median, (30.0 + 10.0 / 3) / 2);
 }
 
 }  // namespace

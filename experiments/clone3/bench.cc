@@ -1,133 +1,171 @@
 // bench.cc: what does it cost to create a process on this machine and kernel,
 // by each primitive the kernel offers, as the parent grows?
 //
-//   bazel run //experiments/clone3:bench [-- --quick] [-- --benchmark_filter=parent:small]
+//   bazel run //experiments/clone3:bench [-- --quick] [-- --benchmark_filter=parent:minimal]
 //
 // Rows: spawn/method:M/child:C/parent:P/until:U
 //   M  fork, vfork, clone, clone3, clone3-cow, posix_spawn   (lib/spawn.h)
-//   C  static, dynamic, minimal                              (lib/children)
-//   P  small (no ballast), 1g (1 GiB mapped, untouched), 1g-touched, 4g-touched
+//   C  static, dynamic (C++: libstdc++, libm, libc), dynamic-c (libc only,
+//      like lmbench's hello), minimal (no libc)             (lib/children)
+//   P  the parent, a spawner process (lib/spawner) of this shape:
+//      minimal     static, one thread, a handful of mappings: spawnbench's and
+//                  lmbench's parent
+//      cxx         dynamic C++ with Abseil, re2 and Google Benchmark mapped and
+//                  a helper thread: a real program's parent
+//      1g, 1g-touched, 4g-touched   the minimal parent with 1 or 4 GiB of
+//                  ballast, untouched or every 4 KiB page written
 //   U  start: from just before the spawn call to the child's own clock reading
 //             (at _start for minimal, at main for the others): the spawnbench way;
 //      exit:  from the same instant to the child reaped (lmbench's lat_proc).
-// and harness/op:empty: the two clock reads that bracket every measurement,
-// with nothing between them: the harness's own cost.
+// and harness/op:empty (two clock reads: the harness's cost inside an interval)
+// and harness/op:spawner-roundtrip (one request to the minimal parent and its
+// answer: the protocol's cost, which is outside every measured interval).
 //
-// Each iteration spawns one child and reaps it; the first spawn of a row is a
-// warm-up and not timed. Times are manual (UseManualTime), per spawn.
+// Every row's timing loop runs inside its parent; the bench only asks and
+// reads the answers. The parents live for the whole run, so the run is made of
+// rounds (9; 2 with --quick): each round measures every row once, in a
+// shuffled order, so the machine's drift between rounds falls on all rows
+// alike, and each key ratio (each method over vfork) is taken within a round. Each row records its parent's shape
+// (mappings, resident size, page tables, threads) as counters.
 
 #include <cstdint>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "lib/ballast.h"
 #include "lib/bench.h"
-#include "lib/bench_spawn.h"
 #include "lib/probes.h"
-#include "lib/runfiles.h"
 #include "lib/spawn.h"
-#include "lib/timed_spawn.h"
-
-ABSL_FLAG(std::string, static_child, "", "Path of the static child (default: from runfiles).");
-ABSL_FLAG(std::string, dynamic_child, "", "Path of the dynamic child (default: from runfiles).");
-ABSL_FLAG(std::string, minimal_child, "", "Path of the minimal child (default: from runfiles).");
+#include "lib/spawner/driver.h"
 
 namespace spawnlab {
 namespace {
 
-constexpr size_t kGiB = size_t{1} << 30;
+constexpr int64_t kGiBInMiB = 1024;
 
 struct ChildKind {
   const char* name;
   const char* runfile;
-  absl::Flag<std::string>* flag;
 };
 
 const ChildKind kChildren[] = {
-    {"static", "lib/children/static_child", &FLAGS_static_child},
-    {"dynamic", "lib/children/dynamic_child", &FLAGS_dynamic_child},
-    {"minimal", "lib/children/minimal_child", &FLAGS_minimal_child},
+    {"static", "lib/children/static_child"},
+    {"dynamic", "lib/children/dynamic_child"},
+    {"dynamic-c", "lib/children/dynamic_c_child"},
+    {"minimal", "lib/children/minimal_child"},
 };
 
-struct ParentSize {
+struct ParentKind {
   const char* name;
-  size_t bytes;
-  bool touch;
+  const char* spawner;  // runfile
+  std::vector<std::string> args;
+  int64_t touched_mib;  // memory it needs to have free
 };
 
-const ParentSize kParents[] = {
-    {"small", 0, false},
-    {"1g", 1 * kGiB, false},
-    {"1g-touched", 1 * kGiB, true},
-    {"4g-touched", 4 * kGiB, true},
-};
-
-// The parent's current ballast; rows are registered parent by parent, so it
-// changes only three times in a full run.
-Ballast& CurrentBallast() {
-  static Ballast* const ballast = new Ballast;
-  return *ballast;
+const std::vector<ParentKind>& Parents() {
+  static const auto* const parents = new std::vector<ParentKind>{
+      {"minimal", "lib/spawner/spawner_minimal", {}, 0},
+      {"cxx", "lib/spawner/spawner_cxx", {"--threads=1"}, 0},
+      {"1g", "lib/spawner/spawner_minimal", {"--ballast_mib=1024"}, 0},
+      {"1g-touched", "lib/spawner/spawner_minimal", {"--ballast_mib=1024", "--touch"},
+       kGiBInMiB},
+      {"4g-touched", "lib/spawner/spawner_minimal", {"--ballast_mib=4096", "--touch"},
+       4 * kGiBInMiB},
+  };
+  return *parents;
 }
-const ParentSize* current_parent = &kParents[0];
 
-int64_t MemAvailableBytes() {
+int64_t MemAvailableMiB() {
   std::ifstream in("/proc/meminfo");
   std::string line;
   while (std::getline(in, line)) {
     std::vector<std::string> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
     int64_t kib;
     if (f.size() >= 2 && f[0] == "MemAvailable:" && absl::SimpleAtoi(f[1], &kib)) {
-      return kib * 1024;
+      return kib >> 10;
     }
   }
   return -1;
 }
 
-// Grows (or shrinks) the parent to `parent`. Unavailable if the machine lacks
-// the memory (the row is then skipped, not failed).
-absl::Status EnsureParent(const ParentSize& parent) {
-  if (current_parent == &parent) return absl::OkStatus();
-  CurrentBallast() = Ballast();  // give the old ballast back first
-  current_parent = &kParents[0];
-  if (parent.bytes == 0) {
-    current_parent = &parent;
-    return absl::OkStatus();
-  }
-  const int64_t available = MemAvailableBytes();
-  const int64_t needed = static_cast<int64_t>(parent.bytes) + static_cast<int64_t>(kGiB / 2);
-  if (parent.touch && available >= 0 && available < needed) {
-    return absl::UnavailableError(absl::StrCat("parent ", parent.name, " needs ", needed >> 20,
-                                               " MiB free; MemAvailable is ", available >> 20,
-                                               " MiB"));
-  }
-  std::cerr << "parent: " << parent.name << " (" << (parent.bytes >> 20) << " MiB"
-            << (parent.touch ? ", touching every page" : ", untouched") << ")" << std::endl;
-  absl::StatusOr<Ballast> b = Ballast::Create(parent.bytes, parent.touch);
-  if (!b.ok()) return b.status();
-  CurrentBallast() = *std::move(b);
-  current_parent = &parent;
-  return absl::OkStatus();
+// The parents, each started on first use and kept to the end of the run.
+struct LiveParent {
+  absl::StatusOr<SpawnerDriver> driver = absl::UnknownError("not started");
+  ParentShape shape{};
+};
+std::map<std::string, std::unique_ptr<LiveParent>>& LiveParents() {
+  static auto* const live = new std::map<std::string, std::unique_ptr<LiveParent>>;
+  return *live;
 }
 
-void BM_Spawn(benchmark::State& state, SpawnMethod method, std::string child_path,
-              const ParentSize* parent, bool until_start) {
+// The running spawner for `parent`, or why there is none (Unavailable if the
+// machine lacks the memory: the row is then skipped, not failed).
+absl::StatusOr<LiveParent*> GetParent(const ParentKind& parent) {
+  std::unique_ptr<LiveParent>& live = LiveParents()[parent.name];
+  if (live == nullptr) {
+    live = std::make_unique<LiveParent>();
+    const int64_t available = MemAvailableMiB();
+    const int64_t needed = parent.touched_mib + 512;
+    if (parent.touched_mib > 0 && available >= 0 && available < needed) {
+      live->driver = absl::UnavailableError(absl::StrCat(
+          "parent ", parent.name, " needs ", needed, " MiB free; MemAvailable is ", available,
+          " MiB"));
+    } else {
+      if (parent.touched_mib > 0) {
+        std::cerr << "parent " << parent.name << ": touching " << parent.touched_mib << " MiB"
+                  << std::endl;
+      }
+      live->driver = SpawnerDriver::Start(RunfileOrExit(parent.spawner), parent.args);
+      if (live->driver.ok()) {
+        absl::StatusOr<ParentShape> shape = live->driver->Shape();
+        if (shape.ok()) {
+          live->shape = *shape;
+        } else {
+          live->driver = shape.status();
+        }
+      }
+    }
+  }
+  if (!live->driver.ok()) return live->driver.status();
+  return live.get();
+}
+
+void BM_Spawn(benchmark::State& state, SpawnMethod method, std::string child,
+              const ParentKind* parent, bool until_start) {
   if (method == SpawnMethod::kClone3 || method == SpawnMethod::kClone3Cow) {
     if (absl::Status s = ProbeClonePidfd(); !s.ok()) return SkipRow(state, s);
   }
-  if (absl::Status s = EnsureParent(*parent); !s.ok()) {
-    return absl::IsUnavailable(s) ? SkipRow(state, s) : FailRow(state, s);
+  absl::StatusOr<LiveParent*> p = GetParent(*parent);
+  if (!p.ok()) return absl::IsUnavailable(p.status()) ? SkipRow(state, p.status())
+                                                      : FailRow(state, p.status());
+  SpawnerDriver& driver = *(*p)->driver;
+  // One untimed warm-up per repetition: the child's pages in the page cache,
+  // the parent's last spawn's side effects settled.
+  if (absl::StatusOr<SpawnerTimes> warm = driver.SpawnOnce(method, child); !warm.ok()) {
+    return FailRow(state, warm.status());
   }
-  absl::StatusOr<TimedSpawner> spawner = TimedSpawner::Create(child_path);
-  if (!spawner.ok()) return FailRow(state, spawner.status());
-  TimeSpawns(state, *spawner, method, until_start);
+  for (auto _ : state) {
+    absl::StatusOr<SpawnerTimes> t = driver.SpawnOnce(method, child);
+    if (!t.ok()) {
+      FailRow(state, t.status());
+      break;
+    }
+    state.SetIterationTime(static_cast<double>(until_start ? t->to_start_ns : t->to_exit_ns) *
+                           1e-9);
+  }
+  const ParentShape& shape = (*p)->shape;
+  state.counters["parent_mappings"] = static_cast<double>(shape.mappings);
+  state.counters["parent_rss_kib"] = static_cast<double>(shape.rss_kib);
+  state.counters["parent_pte_kib"] = static_cast<double>(shape.pte_kib);
+  state.counters["parent_threads"] = static_cast<double>(shape.threads);
 }
 
 // The harness's own cost inside a measured interval: the two clock reads.
@@ -139,28 +177,64 @@ void BM_HarnessEmpty(benchmark::State& state) {
   }
 }
 
+// The protocol's cost: a request to the minimal parent and its answer. It is
+// outside every measured interval (the parent times itself); shown so that a
+// reader can see what a spawn row's wall time holds beyond the spawn.
+void BM_SpawnerRoundtrip(benchmark::State& state) {
+  absl::StatusOr<LiveParent*> p = GetParent(Parents()[0]);
+  if (!p.ok()) return FailRow(state, p.status());
+  for (auto _ : state) {
+    const int64_t t0 = MonotonicNanos();
+    absl::Status s = (*p)->driver->Nop();
+    const int64_t t1 = MonotonicNanos();
+    if (!s.ok()) {
+      FailRow(state, s);
+      break;
+    }
+    state.SetIterationTime(static_cast<double>(t1 - t0) * 1e-9);
+  }
+}
+
 void Register(const BenchOptions& options) {
+  if (options.row_order != nullptr) {
+    options.row_order->push_back("harness/op:empty");
+    options.row_order->push_back("harness/op:spawner-roundtrip");
+  }
   Configure(benchmark::RegisterBenchmark("harness/op:empty", BM_HarnessEmpty), options)
       ->Unit(benchmark::kNanosecond);
+  Configure(benchmark::RegisterBenchmark("harness/op:spawner-roundtrip", BM_SpawnerRoundtrip),
+            options);
   std::vector<std::string> paths;
-  for (const ChildKind& c : kChildren) {
-    std::string path = absl::GetFlag(*c.flag);
-    if (path.empty()) path = RunfileOrExit(c.runfile);
-    paths.push_back(path);
-  }
-  for (const ParentSize& parent : kParents) {
+  for (const ChildKind& c : kChildren) paths.push_back(RunfileOrExit(c.runfile));
+  struct Row {
+    std::string name;
+    SpawnMethod method;
+    size_t child;
+    const ParentKind* parent;
+    bool until_start;
+  };
+  std::vector<Row> rows;
+  for (const ParentKind& parent : Parents()) {
     for (SpawnMethod method : AllSpawnMethods()) {
       for (size_t c = 0; c < std::size(kChildren); ++c) {
         for (bool until_start : {true, false}) {
-          std::string name =
-              absl::StrCat("spawn/method:", SpawnMethodName(method), "/child:", kChildren[c].name,
-                           "/parent:", parent.name, "/until:", until_start ? "start" : "exit");
-          Configure(benchmark::RegisterBenchmark(name.c_str(), BM_Spawn, method, paths[c],
-                                                 &parent, until_start),
-                    options);
+          rows.push_back({absl::StrCat("spawn/method:", SpawnMethodName(method), "/child:",
+                                       kChildren[c].name, "/parent:", parent.name,
+                                       "/until:", until_start ? "start" : "exit"),
+                          method, c, &parent, until_start});
         }
       }
     }
+  }
+  if (options.row_order != nullptr) {
+    for (const Row& r : rows) options.row_order->push_back(r.name);
+  }
+  // This round's order: every row once, shuffled.
+  ShuffleForRound(rows, options.round);
+  for (const Row& r : rows) {
+    Configure(benchmark::RegisterBenchmark(r.name.c_str(), BM_Spawn, r.method, paths[r.child],
+                                           r.parent, r.until_start),
+              options);
   }
 }
 
@@ -168,5 +242,13 @@ void Register(const BenchOptions& options) {
 }  // namespace spawnlab
 
 int main(int argc, char** argv) {
-  return spawnlab::BenchMain(argc, argv, "clone3", spawnlab::Register);
+  spawnlab::BenchDefaults defaults;
+  defaults.rounds = 9;
+  defaults.min_time = 0.02;
+  defaults.ratio_dimension = "method";
+  defaults.ratio_baseline = "vfork";
+  defaults.canary_row = "spawn/method:vfork/child:minimal/parent:minimal/until:exit";
+  // The spawners' CPU time is the bench's: stop them before the run's record.
+  defaults.after_run = [] { spawnlab::LiveParents().clear(); };
+  return spawnlab::BenchMain(argc, argv, "clone3", spawnlab::Register, defaults);
 }

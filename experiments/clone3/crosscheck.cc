@@ -1,27 +1,37 @@
-// crosscheck.cc: the clone3 bench's key ratios, measured a second way.
+// crosscheck.cc: the clone3 bench's key ratios, measured the original tools'
+// way, in the original tools' kind of parent.
 //
 //   bazel run //experiments/clone3:crosscheck [-- --quick]
 //
-// Shares no measured code with lib/spawn or Google Benchmark's loop (only the
-// environment record for its JSON context): raw calls, timed
-// the lmbench lat_proc way (one clock reading around N back-to-back
-// operations, divided by N) and the spawnbench way (the child's own clock
-// reading at its first instruction, through a pipe). Each measurement is
-// repeated 9 times; the JSON (Google Benchmark's layout, median and min rows)
-// goes to results/<kernel-release>/crosscheck.json, where the analysis sets
-// its ratios fork/vfork, posix_spawn/vfork and fork(+1 GiB touched)/fork(small)
-// beside the bench's.
+// This process is the parent, as spawnbench's and lmbench's lat_proc are their
+// own: linked static, one thread, a handful of mappings (the context records
+// how many), pinned as the bench is. It shares no measured code with lib/spawn,
+// the spawners or Google Benchmark's loop: raw fork, vfork, clone and
+// posix_spawn calls, timed two ways.
 //
-// Rows: crosscheck/way:W/op:O/parent:P with W lat_proc or spawnbench,
-// O fork-exit (lat_proc's "fork"), vfork-exit, and fork-exec, vfork-exec,
-// posix_spawn-exec, which exec the minimal child.
+//   way:spawnbench  each spawn timed from just before the call to the child's
+//                   own clock reading at its first instruction (minimal child,
+//                   through a pipe); the reap comes after the interval. The
+//                   statistic is spawnbench's: the average and the minimum over
+//                   every spawn of the op (rows' mean and min), beside the
+//                   median.
+//   way:lat_proc    n back-to-back spawn-and-reap under one clock, divided by n
+//                   (lmbench's lat_proc); 11 repetitions; the minimum and the
+//                   median over them.
+//
+// Rows: crosscheck/way:W/op:O/parent:P, O one of fork-exec, vfork-exec,
+// clone-exec (CLONE_VM|CLONE_VFORK, own stack), posix_spawn-exec, and for
+// lat_proc also fork-exit, vfork-exit (lat_proc's "fork", no exec); P minimal
+// or 1g-touched (this process with 1 GiB written page by page, 4 KiB pages).
+// The ops run in rounds, shuffled in each, so the machine's drift falls on all
+// of them alike. The JSON is Google Benchmark's layout, written as the benches
+// write theirs (under the bench lock, renamed into place, with the run record).
 
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,12 +41,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "lib/bench_lock.h"
 #include "lib/environment.h"
+#include "lib/run_record.h"
 #include "nlohmann/json.hpp"
 
 extern char** environ;
@@ -56,7 +73,11 @@ int64_t Now() {
 
 void Reap(pid_t pid) {
   int status;
-  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  pid_t r;
+  do {
+    r = waitpid(pid, &status, 0);
+  } while (r < 0 && errno == EINTR);
+  if (r != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     fprintf(stderr, "crosscheck: child %d did not exit 0\n", pid);
     exit(1);
   }
@@ -64,98 +85,125 @@ void Reap(pid_t pid) {
 
 char* child_argv[3];  // {minimal_child, clock fd or "-", nullptr}
 
-// One spawn-and-reap (or fork-and-reap).
-using Op = std::function<void()>;
+// Spawn (and exec, for the -exec ops) one child; returns its pid unreaped.
+using Spawn = pid_t (*)();
 
-void ForkExit() {
+pid_t ForkExit() {
   pid_t pid = fork();
   if (pid < 0) Die("fork");
   if (pid == 0) _exit(0);
-  Reap(pid);
+  return pid;
 }
 
-void VforkExit() {
+pid_t VforkExit() {
   pid_t pid = vfork();
   if (pid < 0) Die("vfork");
   if (pid == 0) _exit(0);
-  Reap(pid);
+  return pid;
 }
 
-void ForkExec() {
+pid_t ForkExec() {
   pid_t pid = fork();
   if (pid < 0) Die("fork");
   if (pid == 0) {
     execve(child_argv[0], child_argv, environ);
     _exit(127);
   }
-  Reap(pid);
+  return pid;
 }
 
-void VforkExec() {
+pid_t VforkExec() {
   pid_t pid = vfork();
   if (pid < 0) Die("vfork");
   if (pid == 0) {
     execve(child_argv[0], child_argv, environ);
     _exit(127);
   }
-  Reap(pid);
+  return pid;
 }
 
-void PosixSpawnExec() {
+alignas(64) char clone_stack[64 * 1024];
+
+int CloneChild(void*) {
+  execve(child_argv[0], child_argv, environ);
+  _exit(127);
+}
+
+pid_t CloneExec() {
+  pid_t pid = clone(CloneChild, clone_stack + sizeof(clone_stack),
+                    CLONE_VM | CLONE_VFORK | SIGCHLD, nullptr);
+  if (pid < 0) Die("clone");
+  return pid;
+}
+
+pid_t PosixSpawnExec() {
   pid_t pid;
   if (posix_spawn(&pid, child_argv[0], nullptr, nullptr, child_argv, environ) != 0) {
     Die("posix_spawn");
   }
-  Reap(pid);
+  return pid;
 }
 
-struct Stats {
-  double median_us;
-  double min_us;
+struct Op {
+  const char* name;
+  Spawn spawn;
+  bool execs;
 };
 
-Stats Summarize(std::vector<double> us) {
-  std::sort(us.begin(), us.end());
-  return {us[us.size() / 2], us.front()};
+const Op kOps[] = {
+    {"fork-exec", ForkExec, true},       {"vfork-exec", VforkExec, true},
+    {"clone-exec", CloneExec, true},     {"posix_spawn-exec", PosixSpawnExec, true},
+    {"fork-exit", ForkExit, false},      {"vfork-exit", VforkExit, false},
+};
+
+// One lat_proc repetition: n spawn-and-reap under one clock; µs per op.
+double LatProcRepetition(const Op& op, int n) {
+  const int64_t t0 = Now();
+  for (int i = 0; i < n; ++i) Reap(op.spawn());
+  return static_cast<double>(Now() - t0) / n / 1000.0;
 }
 
-// lat_proc: 9 repetitions of N back-to-back operations under one clock.
-Stats LatProc(const Op& op, int n) {
-  op();  // warm-up
-  std::vector<double> per_op;
-  for (int r = 0; r < 9; ++r) {
-    int64_t t0 = Now();
-    for (int i = 0; i < n; ++i) op();
-    per_op.push_back(static_cast<double>(Now() - t0) / n / 1000.0);
-  }
-  return Summarize(per_op);
-}
-
-// spawnbench: spawn to the child's own first clock reading, per spawn.
-Stats SpawnBench(const Op& op, int n, int clock_fd) {
-  std::vector<double> per_op;
-  op();
-  int64_t drained;
-  while (read(clock_fd, &drained, sizeof(drained)) > 0) {
-  }
-  for (int r = 0; r < 9 * n; ++r) {
-    int64_t t0 = Now();
-    op();
+// spawnbench: each spawn to the child's first instruction; µs per spawn.
+void SpawnBenchSpawns(const Op& op, int n, int clock_fd, std::vector<double>* us) {
+  for (int i = 0; i < n; ++i) {
+    const int64_t t0 = Now();
+    pid_t pid = op.spawn();
+    Reap(pid);  // after the child's reading: outside the interval
     int64_t child = 0;
     if (read(clock_fd, &child, sizeof(child)) != sizeof(child)) {
       fprintf(stderr, "crosscheck: the child wrote no clock reading\n");
       exit(1);
     }
-    per_op.push_back(static_cast<double>(child - t0) / 1000.0);
+    us->push_back(static_cast<double>(child - t0) / 1000.0);
   }
-  return Summarize(per_op);
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int64_t OwnMappings() {
+  std::ifstream in("/proc/self/maps");
+  std::string line;
+  int64_t n = 0;
+  while (std::getline(in, line)) ++n;
+  return n;
+}
+
+int Usage() {
+  fprintf(stderr,
+          "usage: crosscheck [--quick] [--out=PATH] [--minimal_child=PATH] "
+          "[--lock=wait|fail|none]\n");
+  return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   bool quick = false;
-  std::string out, child = "lib/children/minimal_child";  // as bazel run sees it
+  std::string out, lock_mode = "wait", child = "lib/children/minimal_child";  // as bazel run sees it
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") {
@@ -164,9 +212,11 @@ int main(int argc, char** argv) {
       out = a.substr(6);
     } else if (a.rfind("--minimal_child=", 0) == 0) {
       child = a.substr(16);
+    } else if (a.rfind("--lock=", 0) == 0) {
+      lock_mode = a.substr(7);
+      if (lock_mode != "wait" && lock_mode != "fail" && lock_mode != "none") return Usage();
     } else {
-      fprintf(stderr, "usage: crosscheck [--quick] [--out=PATH] [--minimal_child=PATH]\n");
-      return 2;
+      return Usage();
     }
   }
   if (access(child.c_str(), X_OK) != 0) {
@@ -174,26 +224,51 @@ int main(int argc, char** argv) {
             strerror(errno));
     return 2;
   }
-  struct utsname u;
-  uname(&u);
+  // Paths as typed, from where `bazel run` was started; the default beside
+  // the bench's results (lib/bench.h), a quick run beside the full one.
+  const char* cwd = getenv("BUILD_WORKING_DIRECTORY");
+  if (!out.empty() && out[0] != '/' && cwd != nullptr) out = std::string(cwd) + "/" + out;
   if (out.empty()) {
     const char* ws = getenv("BUILD_WORKSPACE_DIRECTORY");
-    std::string dir = std::string(ws ? ws : ".") + "/results";
-    mkdir(dir.c_str(), 0755);
-    dir += std::string("/") + u.release;
-    mkdir(dir.c_str(), 0755);
-    out = dir + "/crosscheck.json";
+    out = std::string(ws ? ws : ".") + "/results/" + spawnlab::KernelRelease() + "/" +
+          spawnlab::HostId() + "/crosscheck" + (quick ? ".quick" : "") + ".json";
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(out).parent_path(), ec);
+  if (ec) {
+    fprintf(stderr, "crosscheck: cannot create the folder for %s: %s\n", out.c_str(),
+            ec.message().c_str());
+    return 2;
   }
 
-  // Pinned to the last allowed CPU, as the bench is (lib/pin.h), so that both
-  // measure under the same conditions.
+  std::optional<spawnlab::BenchLock> lock;
+  std::string lock_story = "none taken (--lock=none)";
+  const char* held_by = getenv("SPAWNLAB_LOCK_HELD_BY");
+  if (held_by != nullptr && *held_by != '\0') {
+    lock_story = std::string("held for it by ") + held_by;
+  } else if (lock_mode != "none") {
+    absl::StatusOr<spawnlab::BenchLock> got = spawnlab::BenchLock::Acquire(
+        spawnlab::DefaultBenchLockPath(), "crosscheck",
+        lock_mode == "fail" ? spawnlab::BenchLock::kFail : spawnlab::BenchLock::kWait,
+        &std::cerr);
+    if (!got.ok()) {
+      fprintf(stderr, "error: %s\n", std::string(got.status().message()).c_str());
+      return 3;
+    }
+    lock.emplace(*std::move(got));
+    lock_story = lock->waited_for().empty() ? "acquired at once"
+                                            : "waited for " + lock->waited_for();
+  }
+
+  // Pinned to the last allowed CPU, as the bench is (lib/pin.h).
+  int pinned = -1;
   cpu_set_t allowed, one;
   if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
     for (int c = CPU_SETSIZE - 1; c >= 0; --c) {
       if (CPU_ISSET(c, &allowed)) {
         CPU_ZERO(&one);
         CPU_SET(c, &one);
-        sched_setaffinity(0, sizeof(one), &one);
+        if (sched_setaffinity(0, sizeof(one), &one) == 0) pinned = c;
         break;
       }
     }
@@ -201,67 +276,116 @@ int main(int argc, char** argv) {
 
   int fds[2];
   if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) Die("pipe2");
-  int inherited = fcntl(fds[1], F_DUPFD, 3);
-  std::string fd_arg = std::to_string(inherited);
+  const int inherited = fcntl(fds[1], F_DUPFD, 3);
+  const std::string fd_arg = std::to_string(inherited);
   child_argv[0] = child.data();
   child_argv[2] = nullptr;
-  const int n = quick ? 3 : 100;
+  const int rounds = quick ? 2 : 11;
+  const int lat_n = quick ? 3 : 40;         // per lat_proc repetition
+  const int sb_n = quick ? 3 : 40;          // spawnbench spawns per round: 440 in all
+  const int64_t mappings = OwnMappings();  // before the ballast
 
+  const spawnlab::MachineSample before = spawnlab::SampleMachine();
+  std::mt19937 shuffle(12345);
   nlohmann::json rows = nlohmann::json::array();
-  auto add = [&](const std::string& name, Stats s) {
-    for (auto [agg, value] : {std::pair<const char*, double>{"median", s.median_us},
-                              {"min", s.min_us}}) {
-      rows.push_back({{"name", name + "_" + agg},
-                      {"run_name", name},
-                      {"run_type", "aggregate"},
-                      {"aggregate_name", agg},
-                      {"repetitions", 9},
-                      {"real_time", value},
-                      {"cpu_time", 0.0},
-                      {"time_unit", "us"}});
+  // Google Benchmark's layout: one row per repetition, then the aggregates.
+  auto add = [&](const std::string& name, const std::vector<double>& reps,
+                 const std::map<std::string, double>& aggregates, int iterations) {
+    for (size_t k = 0; k < reps.size(); ++k) {
+      rows.push_back({{"name", name}, {"run_name", name}, {"run_type", "iteration"},
+                      {"repetitions", reps.size()}, {"repetition_index", k},
+                      {"iterations", iterations}, {"real_time", reps[k]},
+                      {"cpu_time", 0.0}, {"time_unit", "us"}});
     }
-    fprintf(stderr, "%-60s median %10.1f us  min %10.1f us\n", name.c_str(), s.median_us,
-            s.min_us);
+    for (const auto& [agg, value] : aggregates) {
+      rows.push_back({{"name", name + "_" + agg}, {"run_name", name},
+                      {"run_type", "aggregate"}, {"aggregate_name", agg},
+                      {"aggregate_unit", "time"}, {"repetitions", reps.size()},
+                      {"iterations", reps.size()}, {"real_time", value},
+                      {"cpu_time", 0.0}, {"time_unit", "us"}});
+    }
+    fprintf(stderr, "%-58s", name.c_str());
+    for (const auto& [agg, value] : aggregates) fprintf(stderr, " %s %9.1f us", agg.c_str(), value);
+    fprintf(stderr, "\n");
   };
 
   void* ballast = nullptr;
   const size_t gib = size_t{1} << 30;
-  for (const char* parent : {"small", "1g-touched"}) {
+  for (const char* parent : {"minimal", "1g-touched"}) {
     if (std::string(parent) == "1g-touched") {
       ballast = mmap(nullptr, gib, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (ballast == MAP_FAILED) Die("mmap");
       madvise(ballast, gib, MADV_NOHUGEPAGE);
       for (size_t off = 0; off < gib; off += 4096) static_cast<volatile char*>(ballast)[off] = 1;
     }
-    const std::string p = std::string("/parent:") + parent;
+    std::map<std::string, std::vector<double>> lat, sb_all, sb_rounds;
+    std::vector<const Op*> order;
+    for (const Op& op : kOps) order.push_back(&op);
+    // Warm-up: each op once, and the pipe drained.
     child_argv[1] = const_cast<char*>("-");
-    add("crosscheck/way:lat_proc/op:fork-exit" + p, LatProc(ForkExit, n));
-    add("crosscheck/way:lat_proc/op:vfork-exit" + p, LatProc(VforkExit, n));
-    add("crosscheck/way:lat_proc/op:fork-exec" + p, LatProc(ForkExec, n));
-    add("crosscheck/way:lat_proc/op:vfork-exec" + p, LatProc(VforkExec, n));
-    add("crosscheck/way:lat_proc/op:posix_spawn-exec" + p, LatProc(PosixSpawnExec, n));
-    child_argv[1] = fd_arg.data();
-    const int m = quick ? 1 : 20;
-    add("crosscheck/way:spawnbench/op:fork-exec" + p, SpawnBench(ForkExec, m, fds[0]));
-    add("crosscheck/way:spawnbench/op:vfork-exec" + p, SpawnBench(VforkExec, m, fds[0]));
-    add("crosscheck/way:spawnbench/op:posix_spawn-exec" + p,
-        SpawnBench(PosixSpawnExec, m, fds[0]));
+    for (const Op* op : order) Reap(op->spawn());
+    for (int r = 0; r < rounds; ++r) {
+      std::shuffle(order.begin(), order.end(), shuffle);
+      for (const Op* op : order) {
+        child_argv[1] = const_cast<char*>("-");
+        lat[op->name].push_back(LatProcRepetition(*op, lat_n));
+        if (op->execs) {
+          child_argv[1] = const_cast<char*>(fd_arg.c_str());
+          std::vector<double> us;
+          SpawnBenchSpawns(*op, sb_n, fds[0], &us);
+          double sum = 0;
+          for (double u : us) sum += u;
+          sb_rounds[op->name].push_back(sum / us.size());
+          sb_all[op->name].insert(sb_all[op->name].end(), us.begin(), us.end());
+        }
+      }
+    }
+    const std::string p = std::string("/parent:") + parent;
+    for (const Op& op : kOps) {
+      const std::vector<double>& l = lat[op.name];
+      add(std::string("crosscheck/way:lat_proc/op:") + op.name + p, l,
+          {{"min", *std::min_element(l.begin(), l.end())}, {"median", Median(l)}}, lat_n);
+      if (!op.execs) continue;
+      const std::vector<double>& all = sb_all[op.name];
+      double sum = 0;
+      for (double u : all) sum += u;
+      add(std::string("crosscheck/way:spawnbench/op:") + op.name + p, sb_rounds[op.name],
+          {{"mean", sum / all.size()},
+           {"min", *std::min_element(all.begin(), all.end())},
+           {"median", Median(all)}},
+          sb_n);
+    }
   }
   if (ballast != nullptr) munmap(ballast, gib);
+  const spawnlab::MachineSample after = spawnlab::SampleMachine();
 
-  // The same environment record as every bench (it only reads /proc and /sys).
+  // The same environment record as every bench (collected after measuring).
   nlohmann::json context = nlohmann::json::object();
   for (const auto& [key, value] : spawnlab::CollectEnvironment()) context[key] = value;
+  for (const auto& [key, value] : spawnlab::DescribeRun(before, after)) context[key] = value;
+  context["run.lock"] = lock_story;
   context["spawnlab.experiment"] = "crosscheck";
   context["spawnlab.quick"] = quick ? "true" : "false";
-  context["spawnlab.way"] = "independent of lib/spawn and Google Benchmark: lat_proc and spawnbench loops";
+  context["spawnlab.run_kind"] = quick ? "quick" : "full";
+  context["spawnlab.pinned_cpu"] = pinned < 0 ? "none" : std::to_string(pinned);
+  context["spawnlab.parent_mappings"] = std::to_string(mappings);
+  context["spawnlab.way"] =
+      "independent of lib/spawn and Google Benchmark: lat_proc and spawnbench loops in a "
+      "static single-threaded parent";
   nlohmann::json doc = {{"context", context}, {"benchmarks", rows}};
-  std::ofstream f(out);
-  f << doc.dump(2) << "\n";
-  if (!f) {
-    fprintf(stderr, "crosscheck: cannot write %s\n", out.c_str());
-    return 1;
+  const std::string tmp = out + ".tmp-" + std::to_string(getpid());
+  {
+    std::ofstream f(tmp);
+    f << doc.dump(2) << "\n";
+    f.close();
+    if (!f || rename(tmp.c_str(), out.c_str()) != 0) {
+      unlink(tmp.c_str());
+      fprintf(stderr, "crosscheck: cannot write %s\n", out.c_str());
+      return 1;
+    }
   }
-  fprintf(stderr, "results: %s\n", out.c_str());
+  fprintf(stderr, "run: %s s, noisy: %s\nresults: %s\n",
+          context["run.seconds"].get<std::string>().c_str(),
+          context["run.noisy"].get<std::string>().c_str(), out.c_str());
   return 0;
 }

@@ -95,7 +95,11 @@ void Register(const BenchOptions& options) {
                               ptrace.ok() ? "ptrace" : std::string(ptrace.message()));
   const std::string minimal = RunfileOrExit("lib/children/minimal_child");
   for (const char* link : {"static", "dynamic"}) {
-    const std::string parent = RunfileOrExit(absl::StrCat("experiments/linking/parent_", link));
+    // The static parent is clone3's parent:minimal; the dynamic one this
+    // experiment's own, with every Abseil and re2 shared object mapped.
+    const std::string parent = RunfileOrExit(std::string(link) == "static"
+                                                 ? "lib/spawner/spawner_minimal"
+                                                 : "experiments/linking/parent_dynamic");
     for (SpawnMethod method : {SpawnMethod::kFork, SpawnMethod::kVfork}) {
       Configure(benchmark::RegisterBenchmark(
                     absl::StrCat("spawn/parent-link:", link, "/method:", SpawnMethodName(method),

@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,13 +17,9 @@
 namespace spawnlab {
 
 absl::StatusOr<SpawnerDriver> SpawnerDriver::Start(const std::string& spawner,
-                                                   SpawnMethod method,
-                                                   const std::string& child) {
-  absl::StatusOr<Process> p = Command(spawner)
-                                  .Args({std::string(SpawnMethodName(method)), child})
-                                  .Stdin(Stdio::Pipe())
-                                  .Stdout(Stdio::Pipe())
-                                  .Start();
+                                                   std::vector<std::string> args) {
+  absl::StatusOr<Process> p =
+      Command(spawner).Args(std::move(args)).Stdin(Stdio::Pipe()).Stdout(Stdio::Pipe()).Start();
   if (!p.ok()) return p.status();
   SpawnerDriver driver(*std::move(p), -1);
   absl::StatusOr<std::string> ready = driver.ReadLine();
@@ -31,6 +29,38 @@ absl::StatusOr<SpawnerDriver> SpawnerDriver::Start(const std::string& spawner,
     return absl::InternalError(absl::StrCat(spawner, " said '", *ready, "' instead of ready"));
   }
   return driver;
+}
+
+absl::StatusOr<SpawnerDriver> SpawnerDriver::Start(const std::string& spawner,
+                                                   SpawnMethod method,
+                                                   const std::string& child) {
+  return Start(spawner, {std::string(SpawnMethodName(method)), child});
+}
+
+absl::Status SpawnerDriver::Send(absl::string_view request) {
+  // A spawner that died leaves a pipe with no reader: EPIPE, not a SIGPIPE
+  // that would kill the bench. Block SIGPIPE around the write and consume the
+  // one the write raised, as a library must (the caller's disposition stays).
+  sigset_t pipe_only, old;
+  sigemptyset(&pipe_only);
+  sigaddset(&pipe_only, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+  ssize_t n;
+  do {
+    n = write(process_.stdin_fd(), request.data(), request.size());
+  } while (n < 0 && errno == EINTR);
+  const int saved = errno;
+  if (n < 0 && saved == EPIPE) {
+    const struct timespec zero = {0, 0};
+    while (sigtimedwait(&pipe_only, nullptr, &zero) == SIGPIPE) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (n < 0 && saved == EPIPE) return absl::UnavailableError("the spawner has exited");
+  if (n != static_cast<ssize_t>(request.size())) {
+    return absl::ErrnoToStatus(saved, "write to the spawner");
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> SpawnerDriver::ReadLine() {
@@ -58,11 +88,7 @@ absl::StatusOr<std::string> SpawnerDriver::ReadLine() {
   }
 }
 
-absl::StatusOr<SpawnerTimes> SpawnerDriver::SpawnOnce() {
-  static constexpr char kRequest[] = "spawn\n";
-  if (write(process_.stdin_fd(), kRequest, sizeof(kRequest) - 1) != sizeof(kRequest) - 1) {
-    return absl::ErrnoToStatus(errno, "write to the spawner");
-  }
+absl::StatusOr<SpawnerTimes> SpawnerDriver::ReadTimes() {
   absl::StatusOr<std::string> line = ReadLine();
   if (!line.ok()) return line.status();
   SpawnerTimes t;
@@ -72,6 +98,45 @@ absl::StatusOr<SpawnerTimes> SpawnerDriver::SpawnOnce() {
     return absl::InternalError(absl::StrCat("the spawner said '", *line, "'"));
   }
   return t;
+}
+
+absl::StatusOr<SpawnerTimes> SpawnerDriver::SpawnOnce() {
+  if (absl::Status s = Send("spawn\n"); !s.ok()) return s;
+  return ReadTimes();
+}
+
+absl::StatusOr<SpawnerTimes> SpawnerDriver::SpawnOnce(SpawnMethod method,
+                                                      absl::string_view child) {
+  if (child.find('\n') != absl::string_view::npos) {
+    return absl::InvalidArgumentError("a child path with a newline");
+  }
+  if (absl::Status s = Send(absl::StrCat("spawn ", SpawnMethodName(method), " ", child, "\n"));
+      !s.ok()) {
+    return s;
+  }
+  return ReadTimes();
+}
+
+absl::StatusOr<ParentShape> SpawnerDriver::Shape() {
+  if (absl::Status s = Send("shape\n"); !s.ok()) return s;
+  absl::StatusOr<std::string> line = ReadLine();
+  if (!line.ok()) return line.status();
+  ParentShape p;
+  std::vector<std::string> f = absl::StrSplit(*line, ' ');
+  if (f.size() != 4 || !absl::SimpleAtoi(f[0], &p.mappings) ||
+      !absl::SimpleAtoi(f[1], &p.rss_kib) || !absl::SimpleAtoi(f[2], &p.pte_kib) ||
+      !absl::SimpleAtoi(f[3], &p.threads)) {
+    return absl::InternalError(absl::StrCat("the spawner said '", *line, "' to shape"));
+  }
+  return p;
+}
+
+absl::Status SpawnerDriver::Nop() {
+  if (absl::Status s = Send("nop\n"); !s.ok()) return s;
+  absl::StatusOr<std::string> line = ReadLine();
+  if (!line.ok()) return line.status();
+  if (*line != "ok") return absl::InternalError(absl::StrCat("the spawner said '", *line, "'"));
+  return absl::OkStatus();
 }
 
 }  // namespace spawnlab

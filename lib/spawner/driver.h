@@ -1,13 +1,14 @@
 // driver.h: run a spawner (spawner_main.cc) and ask it for spawns.
 //
-// For benches whose variable is the parent process: each parent variant is a
-// spawner binary; the bench times through it and reads back its measurements.
+// For benches whose variable is the parent process: each parent is a spawner
+// process (a binary, and the ballast it carries); the bench asks it for spawns
+// and reads back the times it measured inside itself.
 //
 // Example:
 //
-//   absl::StatusOr<spawnlab::SpawnerDriver> d =
-//       spawnlab::SpawnerDriver::Start(spawner_path, spawnlab::SpawnMethod::kFork, child);
-//   absl::StatusOr<spawnlab::SpawnerTimes> t = d->SpawnOnce();
+//   absl::StatusOr<spawnlab::SpawnerDriver> d = spawnlab::SpawnerDriver::Start(
+//       spawner_path, {"--ballast_mib=1024", "--touch"});
+//   absl::StatusOr<spawnlab::SpawnerTimes> t = d->SpawnOnce(spawnlab::SpawnMethod::kFork, child);
 //   state.SetIterationTime(t->to_exit_ns * 1e-9);
 
 #ifndef SPAWNLAB_LIB_SPAWNER_DRIVER_H_
@@ -15,8 +16,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "lib/command.h"
 #include "lib/spawn.h"
 
@@ -28,20 +31,41 @@ struct SpawnerTimes {
   int64_t instructions;  // -1 where not counted
 };
 
+// The parent as the kernel sees it: what fork has to copy.
+struct ParentShape {
+  int64_t mappings;  // lines of /proc/self/maps
+  int64_t rss_kib;   // VmRSS
+  int64_t pte_kib;   // VmPTE: its page tables
+  int64_t threads;
+};
+
 class SpawnerDriver {
  public:
-  // Starts `spawner` for `method` and `child`, and waits for it to be ready.
+  // Starts `spawner` with `args` (spawner_main.cc: --ballast_mib, --touch,
+  // METHOD CHILD) and waits for it to be ready (its ballast made).
+  static absl::StatusOr<SpawnerDriver> Start(const std::string& spawner,
+                                             std::vector<std::string> args);
+  // Starts `spawner` whose SpawnOnce() spawns `child` by `method`.
   static absl::StatusOr<SpawnerDriver> Start(const std::string& spawner, SpawnMethod method,
                                              const std::string& child);
   // The spawner's own memory mappings, as it reported them at start.
   int64_t parent_mappings() const { return mappings_; }
-  // One spawn, measured inside the spawner. DeadlineExceeded after 60 s.
+  // One spawn, measured inside the spawner: of the method and child given at
+  // Start, or of these. DeadlineExceeded after 60 s; Unavailable if the
+  // spawner has gone (never SIGPIPE).
   absl::StatusOr<SpawnerTimes> SpawnOnce();
+  absl::StatusOr<SpawnerTimes> SpawnOnce(SpawnMethod method, absl::string_view child);
+  // The spawner's shape now.
+  absl::StatusOr<ParentShape> Shape();
+  // A request that does nothing: the protocol's round trip.
+  absl::Status Nop();
 
  private:
   SpawnerDriver(Process process, int64_t mappings)
       : process_(std::move(process)), mappings_(mappings) {}
+  absl::Status Send(absl::string_view request);
   absl::StatusOr<std::string> ReadLine();
+  absl::StatusOr<SpawnerTimes> ReadTimes();
 
   Process process_;
   int64_t mappings_;

@@ -1,7 +1,11 @@
-// driver_test.cc: the default spawner answers with sensible measurements,
-// reports its mappings, and bad setups are clear errors; nothing is left over.
+// driver_test.cc: the spawners answer with sensible measurements for any
+// method and child, report their shape (the minimal parent is minimal, the
+// ballast is there), a dead spawner is an error and not a SIGPIPE, and bad
+// setups are clear errors; nothing is left over.
 
 #include "lib/spawner/driver.h"
+
+#include <signal.h>
 
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
@@ -30,6 +34,85 @@ TEST(SpawnerDriver, SpawnsOnRequest) {
     }
   }
   EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+}
+
+std::string RunfileOrEmpty(const std::string& path) {
+  absl::StatusOr<std::string> p = Runfile(path);
+  return p.ok() ? *p : "";
+}
+
+TEST(SpawnerDriver, OneSpawnerServesEveryMethodAndChild) {
+  testing::Hygiene hygiene;
+  {
+    absl::StatusOr<SpawnerDriver> d =
+        SpawnerDriver::Start(RunfileOrEmpty("lib/spawner/spawner_minimal"), {});
+    ASSERT_TRUE(d.ok()) << d.status();
+    for (const char* child : {"lib/children/minimal_child", "lib/children/static_child"}) {
+      for (SpawnMethod m : AllSpawnMethods()) {
+        absl::StatusOr<SpawnerTimes> t = d->SpawnOnce(m, RunfileOrEmpty(child));
+        if (!t.ok() && (m == SpawnMethod::kClone3 || m == SpawnMethod::kClone3Cow)) continue;
+        ASSERT_TRUE(t.ok()) << SpawnMethodName(m) << " " << child << ": " << t.status();
+        EXPECT_GT(t->to_start_ns, 0);
+        EXPECT_GE(t->to_exit_ns, t->to_start_ns);
+      }
+    }
+    EXPECT_TRUE(d->Nop().ok());
+  }
+  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+}
+
+TEST(SpawnerDriver, TheMinimalParentIsMinimalAndTheCxxParentIsNot) {
+  absl::StatusOr<SpawnerDriver> minimal =
+      SpawnerDriver::Start(RunfileOrEmpty("lib/spawner/spawner_minimal"), {});
+  ASSERT_TRUE(minimal.ok()) << minimal.status();
+  absl::StatusOr<ParentShape> m = minimal->Shape();
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->threads, 1);
+#if !defined(__SANITIZE_ADDRESS__)
+  // Static (not under a sanitizer, where it cannot be): spawnbench's parent.
+  EXPECT_LT(m->mappings, 20);
+#endif
+  absl::StatusOr<SpawnerDriver> cxx =
+      SpawnerDriver::Start(RunfileOrEmpty("lib/spawner/spawner_cxx"), {"--threads=1"});
+  ASSERT_TRUE(cxx.ok()) << cxx.status();
+  absl::StatusOr<ParentShape> c = cxx->Shape();
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->threads, 2);
+  EXPECT_GT(c->mappings, 100);
+  EXPECT_GT(c->mappings, m->mappings);
+}
+
+TEST(SpawnerDriver, TheBallastIsInTheParent) {
+  absl::StatusOr<SpawnerDriver> d = SpawnerDriver::Start(
+      RunfileOrEmpty("lib/spawner/spawner_minimal"), {"--ballast_mib=64", "--touch"});
+  ASSERT_TRUE(d.ok()) << d.status();
+  absl::StatusOr<ParentShape> p = d->Shape();
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_GE(p->rss_kib, 64 * 1024);
+  EXPECT_GE(p->pte_kib, 64 * 1024 / 4 * 8 / 1024);  // 16384 PTEs of 8 bytes
+  EXPECT_FALSE(SpawnerDriver::Start(RunfileOrEmpty("lib/spawner/spawner_minimal"),
+                                    {"--ballast_mib=-1"})
+                   .ok());
+}
+
+TEST(SpawnerDriver, ADeadSpawnerIsAnErrorNotASigpipe) {
+  // The default SIGPIPE disposition, as in a bench: a write to the dead
+  // spawner's pipe would end this process.
+  signal(SIGPIPE, SIG_DFL);
+  absl::StatusOr<SpawnerDriver> d =
+      SpawnerDriver::Start(RunfileOrEmpty("lib/spawner/spawner_minimal"), {});
+  ASSERT_TRUE(d.ok()) << d.status();
+  absl::StatusOr<ParentShape> p = d->Shape();
+  ASSERT_TRUE(p.ok());
+  // A child that does not exist: the spawn fails and the spawner exits.
+  absl::StatusOr<SpawnerTimes> t = d->SpawnOnce(SpawnMethod::kVfork, "/nonexistent/child");
+  EXPECT_FALSE(t.ok());
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<SpawnerTimes> again =
+        d->SpawnOnce(SpawnMethod::kVfork, RunfileOrEmpty("lib/children/minimal_child"));
+    EXPECT_FALSE(again.ok());
+  }
+  EXPECT_FALSE(d->Nop().ok());
 }
 
 TEST(SpawnerDriver, AMissingChildIsAnError) {

@@ -1,29 +1,49 @@
 // spawner_main.cc: a parent process that spawns on request, for benches whose
-// variable is the *parent*: how it is linked, how lib/spawn was compiled.
-// Each variant is this file built another way (see //lib/children:variants.bzl
-// for the pattern); SpawnerDriver (driver.h) talks to it.
+// variable is the *parent*: its size, how it is linked, how lib/spawn was
+// compiled. Each parent is this file built one way (//lib/spawner:BUILD.bazel
+// has the minimal static one and the C++ one; experiments build their own),
+// started with the ballast it should carry; SpawnerDriver (driver.h) talks to
+// it. The timing loop runs here, in the parent being measured: only results
+// cross the pipe, never inside a measured interval.
 //
-//   spawner METHOD CHILD
+//   spawner [--ballast_mib=N [--touch]] [--threads=N] [METHOD CHILD]
 //
-// Prints "ready MAPPINGS" (its own /proc/self/maps line count), then for each
-// line "spawn" on stdin spawns CHILD by METHOD (lib/spawn.h) with a clock pipe,
-// reaps it, and prints "TO_START_NS TO_EXIT_NS INSTRUCTIONS": the child's first
-// clock reading and the reap, from just before the spawn call, and the
-// user-space instructions this process retired in the spawn call (-1 where the
-// machine does not count them). EOF on stdin ends it with status 0.
+// --threads=N starts N more threads that only sleep (a real program's helper
+// threads: fork copies only the calling thread, but the mm they share).
+//
+// Prints "ready MAPPINGS" (its own /proc/self/maps line count, ballast
+// included), then answers one line per request on stdin:
+//
+//   spawn                  spawns CHILD by METHOD (from the command line)
+//   spawn METHOD CHILD     spawns CHILD by METHOD (lib/spawn.h)
+//     -> "TO_START_NS TO_EXIT_NS INSTRUCTIONS": from just before the spawn call
+//        to the child's first clock reading and to the child reaped, and the
+//        user-space instructions this process retired in the spawn call (-1
+//        where the machine does not count them)
+//   shape                  -> "MAPPINGS RSS_KIB PTE_KIB THREADS" (/proc/self)
+//   nop                    -> "ok" (the protocol's own round trip)
+//
+// EOF on stdin ends it with status 0. It dies with the process that started it
+// (PR_SET_PDEATHSIG), so a killed bench leaves no spawner behind.
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <string>
 
+#include "lib/ballast.h"
 #include "lib/probes.h"
 #include "lib/spawn.h"
 #include "lib/unique_fd.h"
@@ -45,18 +65,106 @@ int64_t Mappings() {
   return lines;
 }
 
+// A "Key:   N kB" line of /proc/self/status, or -1.
+int64_t StatusField(const char* key) {
+  FILE* f = fopen("/proc/self/status", "re");
+  if (f == nullptr) return -1;
+  char line[256];
+  int64_t value = -1;
+  const size_t n = strlen(key);
+  while (fgets(line, sizeof(line), f) != nullptr) {
+    if (strncmp(line, key, n) == 0 && line[n] == ':') {
+      value = strtoll(line + n + 1, nullptr, 10);
+      break;
+    }
+  }
+  fclose(f);
+  return value;
+}
+
+int Usage() {
+  fprintf(stderr, "usage: spawner [--ballast_mib=N [--touch]] [--threads=N] [METHOD CHILD]\n");
+  return 2;
+}
+
+// A helper thread that only sleeps, every signal blocked.
+void* Sleeper(void*) {
+  for (;;) pause();
+  return nullptr;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: spawner METHOD CHILD\n");
+  // Nothing outlives the harness; and if the harness is already gone, go too.
+  const pid_t parent = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) return 1;
+
+  long ballast_mib = 0, threads = 0;
+  bool touch = false;
+  std::string default_method, default_child;
+  int positional = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (strncmp(argv[i], "--ballast_mib=", 14) == 0) {
+      char* end;
+      ballast_mib = strtol(argv[i] + 14, &end, 10);
+      if (*end != '\0' || ballast_mib < 0) return Usage();
+    } else if (strncmp(argv[i], "--threads=", 10) == 0) {
+      char* end;
+      threads = strtol(argv[i] + 10, &end, 10);
+      if (*end != '\0' || threads < 0 || threads > 100000) return Usage();
+    } else if (strcmp(argv[i], "--touch") == 0) {
+      touch = true;
+    } else if (argv[i][0] == '-') {
+      return Usage();
+    } else if (positional == 0) {
+      default_method = argv[i];
+      ++positional;
+    } else if (positional == 1) {
+      default_child = argv[i];
+      ++positional;
+    } else {
+      return Usage();
+    }
+  }
+  if (positional == 1) return Usage();
+  if (positional == 2 && !spawnlab::ParseSpawnMethod(default_method).ok()) {
+    fprintf(stderr, "spawner: unknown method '%s'\n", default_method.c_str());
     return 2;
   }
-  absl::StatusOr<spawnlab::SpawnMethod> method = spawnlab::ParseSpawnMethod(argv[1]);
-  if (!method.ok()) {
-    fprintf(stderr, "spawner: %s\n", std::string(method.status().message()).c_str());
-    return 2;
+
+  spawnlab::Ballast ballast;
+  if (ballast_mib > 0) {
+    absl::StatusOr<spawnlab::Ballast> b =
+        spawnlab::Ballast::Create(static_cast<size_t>(ballast_mib) << 20, touch);
+    if (!b.ok()) {
+      fprintf(stderr, "spawner: ballast: %s\n", b.status().ToString().c_str());
+      return 1;
+    }
+    ballast = *std::move(b);
   }
+
+  {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    for (long i = 0; i < threads; ++i) {
+      pthread_t t;
+      pthread_attr_t attr;
+      pthread_attr_init(&attr);
+      pthread_attr_setstacksize(&attr, 64 * 1024);
+      const int err = pthread_create(&t, &attr, Sleeper, nullptr);
+      pthread_attr_destroy(&attr);
+      if (err != 0) {
+        fprintf(stderr, "spawner: pthread_create: %s\n", strerror(err));
+        return 1;
+      }
+      pthread_detach(t);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
+
   int fds[2];
   if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
     perror("spawner: pipe2");
@@ -64,23 +172,60 @@ int main(int argc, char** argv) {
   }
   spawnlab::UniqueFd clock_read(fds[0]), clock_write(fds[1]);
   spawnlab::UniqueFd inherited(fcntl(clock_write.get(), F_DUPFD, 3));
-  const std::string child = argv[2];
-  spawnlab::ExecSpec spec(child, {child, std::to_string(inherited.get())});
+  const std::string clock_fd = std::to_string(inherited.get());
+  // One ExecSpec per child, made on first use.
+  std::map<std::string, std::unique_ptr<spawnlab::ExecSpec>> specs;
   spawnlab::UniqueFd counter = spawnlab::OpenInstructionCounter();
   setvbuf(stdout, nullptr, _IOLBF, 0);
   printf("ready %lld\n", static_cast<long long>(Mappings()));
-  char line[64];
+  char line[4096];
   while (fgets(line, sizeof(line), stdin) != nullptr) {
-    if (strcmp(line, "spawn\n") != 0) {
+    char* nl = strchr(line, '\n');
+    if (nl == nullptr) {
+      fprintf(stderr, "spawner: request too long\n");
+      return 2;
+    }
+    *nl = '\0';
+    if (strcmp(line, "nop") == 0) {
+      printf("ok\n");
+      continue;
+    }
+    if (strcmp(line, "shape") == 0) {
+      printf("%lld %lld %lld %lld\n", static_cast<long long>(Mappings()),
+             static_cast<long long>(StatusField("VmRSS")),
+             static_cast<long long>(StatusField("VmPTE")),
+             static_cast<long long>(StatusField("Threads")));
+      continue;
+    }
+    std::string method_name = default_method, child = default_child;
+    if (strncmp(line, "spawn ", 6) == 0) {
+      char* rest = line + 6;
+      char* space = strchr(rest, ' ');
+      if (space == nullptr) {
+        fprintf(stderr, "spawner: expected 'spawn METHOD CHILD'\n");
+        return 2;
+      }
+      method_name.assign(rest, space);
+      child = space + 1;
+    } else if (strcmp(line, "spawn") != 0 || child.empty()) {
       fprintf(stderr, "spawner: unknown request '%s'\n", line);
       return 2;
+    }
+    absl::StatusOr<spawnlab::SpawnMethod> method = spawnlab::ParseSpawnMethod(method_name);
+    if (!method.ok()) {
+      fprintf(stderr, "spawner: %s\n", std::string(method.status().message()).c_str());
+      return 2;
+    }
+    std::unique_ptr<spawnlab::ExecSpec>& spec = specs[child];
+    if (spec == nullptr) {
+      spec = std::make_unique<spawnlab::ExecSpec>(child, std::vector<std::string>{child, clock_fd});
     }
     if (counter.valid()) {
       ioctl(counter.get(), PERF_EVENT_IOC_RESET, 0);
       ioctl(counter.get(), PERF_EVENT_IOC_ENABLE, 0);
     }
     const int64_t t0 = Now();
-    absl::StatusOr<spawnlab::Child> c = spawnlab::Spawn(*method, spec);
+    absl::StatusOr<spawnlab::Child> c = spawnlab::Spawn(*method, *spec);
     if (counter.valid()) ioctl(counter.get(), PERF_EVENT_IOC_DISABLE, 0);
     if (!c.ok()) {
       fprintf(stderr, "spawner: %s\n", c.status().ToString().c_str());
