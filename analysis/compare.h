@@ -13,6 +13,8 @@
 #include <string>
 
 #include "analysis/results.h"
+#include "lib/bench_results.h"
+#include "nlohmann/json.hpp"
 
 namespace analysis {
 
@@ -34,6 +36,28 @@ Comparison CompareResults(const ResultsFile& old_file, const ResultsFile& new_fi
 
 // The comparison as a markdown table with a summary and warnings.
 std::string FormatComparison(const Comparison& c);
+
+// What differs between the two runs' machines (kernel, glibc, CPU, THP,
+// mitigations, ...): "" when nothing does.
+std::string ContextDifferences(const ResultsFile& old_file, const ResultsFile& new_file);
+
+// Two runs' key ratios side by side: each row over the row that differs only
+// in `by` (e.g. method / vfork), paired within a round in each run
+// (lib/bench_results.h). A ratio is free of the machine's drift between the
+// runs, which moves both of its rows, so this is how far two runs of the same
+// code agree. `old_doc` and `new_doc` are the files' JSON.
+struct RatioChange {
+  std::string row, baseline;
+  double old_ratio, new_ratio, change;  // change: new / old - 1
+};
+struct RatioComparison {
+  std::vector<RatioChange> rows;  // in both runs
+  double median_abs_change = 0;
+  int over_5pct = 0, over_10pct = 0;
+};
+RatioComparison CompareRatios(const nlohmann::json& old_doc, const nlohmann::json& new_doc,
+                              const spawnlab::RatioBaseline& by);
+std::string FormatRatioComparison(const RatioComparison& c, const spawnlab::RatioBaseline& by);
 
 }  // namespace analysis
 

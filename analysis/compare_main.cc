@@ -1,34 +1,79 @@
-// compare_main.cc: bazel run //analysis:compare -- OLD.json NEW.json
+// compare_main.cc: bazel run //analysis:compare -- [--ratios=DIM:VALUE] OLD.json NEW.json
 //
-// Prints, per benchmark in both files, the change of the median, the
-// Mann-Whitney U test on the repetitions (with a warning below 9), and the
-// geometric mean of the changes (see compare.h). Relative paths are taken from
-// the directory bazel run was started in.
+// Prints what differs between the two runs' machines, then, per benchmark in
+// both files, the change of the median, the Mann-Whitney U test on the
+// repetitions (with a warning below 9), and the geometric mean of the changes
+// (see compare.h). With --ratios=method:vfork it compares the runs' key ratios
+// instead (each row over its vfork row, paired within rounds): figures the
+// machine's drift between the runs does not move. Relative paths are taken
+// from the directory bazel run was started in.
 
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <optional>
+#include <sstream>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "lib/benchmark_json.h"
 #include "analysis/compare.h"
 #include "analysis/results.h"
 
 int main(int argc, char** argv) {
-  if (argc != 3 || absl::StartsWith(argv[1], "-")) {
-    std::cerr << "usage: compare OLD.json NEW.json\n";
+  std::optional<spawnlab::RatioBaseline> ratios;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view a = argv[i];
+    if (absl::ConsumePrefix(&a, "--ratios=")) {
+      std::vector<std::string> dv = absl::StrSplit(a, absl::MaxSplits(':', 1));
+      if (dv.size() != 2 || dv[0].empty() || dv[1].empty()) {
+        std::cerr << "error: --ratios=DIM:VALUE, e.g. --ratios=method:vfork\n";
+        return 2;
+      }
+      ratios = spawnlab::RatioBaseline{dv[0], dv[1]};
+    } else if (absl::StartsWith(a, "-")) {
+      files.clear();
+      break;
+    } else {
+      files.emplace_back(a);
+    }
+  }
+  if (files.size() != 2) {
+    std::cerr << "usage: compare [--ratios=DIM:VALUE] OLD.json NEW.json\n";
     return 2;
   }
   const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
   auto resolve = [&](std::string p) {
     return (p.empty() || p[0] == '/' || cwd == nullptr) ? p : absl::StrCat(cwd, "/", p);
   };
-  absl::StatusOr<analysis::ResultsFile> old_file = analysis::LoadResultsFile(resolve(argv[1]));
-  absl::StatusOr<analysis::ResultsFile> new_file = analysis::LoadResultsFile(resolve(argv[2]));
+  absl::StatusOr<analysis::ResultsFile> old_file = analysis::LoadResultsFile(resolve(files[0]));
+  absl::StatusOr<analysis::ResultsFile> new_file = analysis::LoadResultsFile(resolve(files[1]));
   for (const auto* f : {&old_file, &new_file}) {
     if (!f->ok()) {
       std::cerr << "error: " << f->status().message() << "\n";
       return 1;
     }
+  }
+  std::cout << analysis::ContextDifferences(*old_file, *new_file);
+  if (ratios) {
+    auto read = [&](const std::string& p) {
+      std::ifstream in(resolve(p), std::ios::binary);
+      std::stringstream text;
+      text << in.rdbuf();
+      return spawnlab::ParseBenchmarkJson(text.str());
+    };
+    analysis::RatioComparison c = analysis::CompareRatios(read(files[0]), read(files[1]), *ratios);
+    if (c.rows.empty()) {
+      std::cerr << "error: no row has a " << ratios->dimension << ":" << ratios->value
+                << " partner in both files\n";
+      return 1;
+    }
+    std::cout << analysis::FormatRatioComparison(c, *ratios);
+    return 0;
   }
   std::cout << analysis::FormatComparison(analysis::CompareResults(*old_file, *new_file));
   return 0;
