@@ -48,5 +48,31 @@ TEST(Compare, WarnsBelowNineRepetitions) {
   EXPECT_THAT(FormatComparison(c), HasSubstr("fewer than 9 repetitions"));
 }
 
+nlohmann::json Rep(const std::string& name, int k, double t) {
+  return {{"name", name}, {"run_name", name}, {"run_type", "iteration"},
+          {"repetition_index", k}, {"real_time", t}, {"time_unit", "us"}};
+}
+
+TEST(Compare, RatiosIgnoreDriftThatMovesBothRowsOfARound) {
+  // The new run is 30% slower everywhere, and one round 2x: the ratios hold.
+  nlohmann::json old_doc = {{"benchmarks",
+                             {Rep("s/method:vfork/p:a", 0, 10), Rep("s/method:fork/p:a", 0, 30),
+                              Rep("s/method:vfork/p:a", 1, 10), Rep("s/method:fork/p:a", 1, 30)}}};
+  nlohmann::json new_doc = {{"benchmarks",
+                             {Rep("s/method:vfork/p:a", 0, 13), Rep("s/method:fork/p:a", 0, 39),
+                              Rep("s/method:vfork/p:a", 1, 26), Rep("s/method:fork/p:a", 1, 78)}}};
+  RatioComparison c = CompareRatios(old_doc, new_doc, {"method", "vfork"});
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_NEAR(c.rows[0].change, 0.0, 1e-12);
+  EXPECT_EQ(c.over_5pct, 0);
+  // A real change of 20% in one ratio is seen.
+  new_doc["benchmarks"][1]["real_time"] = 39 * 1.2;
+  new_doc["benchmarks"][3]["real_time"] = 78 * 1.2;
+  c = CompareRatios(old_doc, new_doc, {"method", "vfork"});
+  EXPECT_NEAR(c.rows[0].change, 0.2, 1e-12);
+  EXPECT_EQ(c.over_10pct, 1);
+  EXPECT_THAT(FormatRatioComparison(c, {"method", "vfork"}), ::testing::HasSubstr("+20.0%"));
+}
+
 }  // namespace
 }  // namespace analysis

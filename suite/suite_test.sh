@@ -1,0 +1,29 @@
+#!/bin/sh
+# suite_test.sh: the suite plans every bench, refuses an unknown one, and a
+# --quick run of one bench writes its quick file into the workspace it is
+# given, beside (never over) a full run, then the reports.
+#   suite_test.sh SUITE
+set -eu
+suite="$1"
+ws="$TEST_TMPDIR/ws"
+mkdir -p "$ws"
+export BUILD_WORKSPACE_DIRECTORY="$ws" SPAWNLAB_LOCK_FILE="$TEST_TMPDIR/lock"
+
+plan=$("$suite" --dry_run)
+for e in clone3 crosscheck syscalls command linking strip memfd inline io_uring_spawn accept; do
+  echo "$plan" | grep -q "^  $e " || { echo "the plan lacks $e: $plan" >&2; exit 1; }
+done
+
+if "$suite" --only=nosuch >/dev/null 2>&1; then echo "an unknown experiment was accepted" >&2; exit 1; fi
+if env -u BUILD_WORKSPACE_DIRECTORY "$suite" --dry_run >/dev/null 2>&1; then
+  echo "ran without a workspace" >&2; exit 1
+fi
+
+"$suite" --quick --only=syscalls > "$TEST_TMPDIR/out.txt" 2>&1 || { cat "$TEST_TMPDIR/out.txt"; exit 1; }
+quick=$(find "$ws/results" -name syscalls.quick.json)
+[ -n "$quick" ] || { echo "no syscalls.quick.json under $ws/results" >&2; exit 1; }
+[ -z "$(find "$ws/results" -name syscalls.json)" ] || { echo "a quick run wrote a full file" >&2; exit 1; }
+grep -q '"run.lock": "held for it by suite pid' "$quick" || { echo "the bench did not run under the suite's lock" >&2; exit 1; }
+[ -f "$ws/reports/README.md" ] || { echo "no reports" >&2; exit 1; }
+grep -q "^suite: .* for 1 benches (--quick)" "$TEST_TMPDIR/out.txt" || { cat "$TEST_TMPDIR/out.txt"; exit 1; }
+echo "suite test: ok"
