@@ -35,6 +35,13 @@ std::string InWorkspace(const char* name) {
   return absl::StrCat(ws != nullptr ? ws : ".", "/", name);
 }
 
+// A path as the user typed it: relative to where `bazel run` was started.
+std::string AsTyped(const std::string& path) {
+  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (path.empty() || path[0] == '/' || cwd == nullptr || *cwd == '\0') return path;
+  return absl::StrCat(cwd, "/", path);
+}
+
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
@@ -51,9 +58,9 @@ int main(int argc, char** argv) {
     std::cerr << "error: unexpected argument '" << rest[1] << "'\n";
     return 2;
   }
-  std::string results_dir = absl::GetFlag(FLAGS_results);
-  std::string reports_dir = absl::GetFlag(FLAGS_reports);
-  std::string claims_path = absl::GetFlag(FLAGS_claims);
+  std::string results_dir = AsTyped(absl::GetFlag(FLAGS_results));
+  std::string reports_dir = AsTyped(absl::GetFlag(FLAGS_reports));
+  std::string claims_path = AsTyped(absl::GetFlag(FLAGS_claims));
   if (results_dir.empty()) results_dir = InWorkspace("results");
   if (reports_dir.empty()) reports_dir = InWorkspace("reports");
   if (claims_path.empty()) {

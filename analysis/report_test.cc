@@ -8,8 +8,10 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -35,10 +37,12 @@ std::string Read(const std::string& path) {
 }
 
 // Runs the report binary; returns its exit code.
-int RunReport(const std::string& results, const std::string& reports) {
+int RunReport(const std::string& results, const std::string& reports,
+              std::vector<std::string> env = {}) {
   const std::string bin = Runfile("analysis/report");
+  env.push_back("PATH=/usr/bin:/bin");
   spawnlab::ExecSpec spec(bin, {bin, "--results=" + results, "--reports=" + reports,
-                                "--claims=" + Runfile("analysis/claims.json")});
+                                "--claims=" + Runfile("analysis/claims.json")}, env);
   absl::StatusOr<spawnlab::Child> child = spawnlab::Spawn(spawnlab::SpawnMethod::kPosixSpawn, spec);
   if (!child.ok()) return -1;
   absl::StatusOr<spawnlab::ExitStatus> s = child->WaitFor(absl::Seconds(60));
@@ -118,6 +122,16 @@ TEST(Report, RemovesStaleGeneratedFilesOnly) {
 
 TEST(Report, BadArgumentsAreErrors) {
   EXPECT_EQ(RunReport("/nonexistent", Tmp("reports4")), 2);
+}
+
+TEST(Report, RelativeFoldersAreTakenFromWhereBazelRunStarted) {
+  // --results and --reports as a user types them in a subfolder: relative to
+  // BUILD_WORKING_DIRECTORY, not to the binary's runfiles.
+  const std::string cwd = Tmp("cwd");
+  std::filesystem::create_directories(cwd);
+  std::filesystem::create_directory_symlink(Good(), cwd + "/res");
+  ASSERT_EQ(RunReport("res", "rep", {"BUILD_WORKING_DIRECTORY=" + cwd}), 0);
+  EXPECT_TRUE(std::filesystem::exists(cwd + "/rep/README.md"));
 }
 
 }  // namespace

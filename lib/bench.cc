@@ -327,11 +327,12 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
       "spawnlab bench '", experiment,
       "': measures, then writes Google Benchmark JSON with the machine's record.\n"
       "Google Benchmark's own --benchmark_* flags work too (--benchmark_filter=REGEX, "
-      "--benchmark_format=console|json|csv, --benchmark_list_tests, ...)."));
+      "--benchmark_repetitions=N, --benchmark_min_time=S, --benchmark_format=console|json|csv, "
+      "--benchmark_color, --benchmark_counters_tabular, --benchmark_list_tests, ...)."));
   // --help lists spawnlab's flags (this file's and the bench's own), not Abseil's.
   absl::FlagsUsageConfig usage;
   usage.contains_help_flags = [](absl::string_view file) {
-    return absl::StrContains(file, "lib/bench.cc") || absl::StrContains(file, "experiments/");
+    return absl::StrContains(file, "lib/bench") || absl::StrContains(file, "experiments/");
   };
   usage.contains_helpshort_flags = usage.contains_help_flags;
   absl::SetFlagsUsageConfig(usage);
@@ -342,8 +343,30 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
               << ": expected console, json or csv\n";
     return 2;
   }
+  // --help is spawnlab's: Google Benchmark would print only its own flags and
+  // exit. Hold it back from Google Benchmark, and give it to Abseil's parser,
+  // which lists this bench's flags (the usage message names Google
+  // Benchmark's).
+  std::vector<char*> args(argv, argv + argc);
+  char* help = nullptr;
+  for (auto it = args.begin() + 1; it != args.end();) {
+    absl::string_view a = *it;
+    if (a == "--help" || a == "-help" || a == "--helpfull" || a == "--helpshort" || a == "-h") {
+      help = *it;
+      it = args.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  argc = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  argv = args.data();
   benchmark::Initialize(&argc, argv);
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  static char kHelp[] = "--help";
+  std::vector<char*> for_absl(argv, argv + argc);
+  if (help != nullptr) for_absl.push_back(std::string(help) == "-h" ? kHelp : help);
+  std::vector<char*> rest =
+      absl::ParseCommandLine(static_cast<int>(for_absl.size()), for_absl.data());
   if (rest.size() > 1) {
     std::cerr << "error: unexpected argument '" << rest[1] << "' (see --help)\n";
     return 2;

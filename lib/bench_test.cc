@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "lib/bench_lock.h"
+#include "lib/command.h"
 #include "lib/environment.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
@@ -240,6 +241,20 @@ TEST(Bench, BadFlagsAreErrors) {
   EXPECT_NE(RunFixture({"--benchmark_format=xml", out}), 0);
   EXPECT_NE(RunFixture({"stray-argument", out}), 0);
   EXPECT_FALSE(std::filesystem::exists(absl::StrCat(TmpDir(), "/bad.json")));
+}
+
+TEST(Bench, HelpListsSpawnlabsFlagsNotOnlyGoogleBenchmarks) {
+  absl::StatusOr<CommandResult> r = Command(Fixture())
+                                        .Arg("--help")
+                                        .Stdout(Stdio::Pipe())
+                                        .Stderr(Stdio::Pipe())
+                                        .Timeout(absl::Seconds(60))
+                                        .Run();
+  ASSERT_TRUE(r.ok()) << r.status();
+  const std::string all = r->out + r->err;
+  for (const char* flag : {"--quick", "--out", "--cpu", "--lock", "--fail", "--benchmark_filter"}) {
+    EXPECT_TRUE(absl::StrContains(all, flag)) << flag << " missing from --help:\n" << all;
+  }
 }
 
 TEST(Bench, DefaultResultsPathNamesKernelHostAndExperiment) {
