@@ -284,15 +284,6 @@ void FailRow(benchmark::State& state, const absl::Status& error) {
   state.SkipWithError(error.ToString().c_str());
 }
 
-std::string RunfileOrExit(absl::string_view path) {
-  absl::StatusOr<std::string> found = Runfile(path);
-  if (!found.ok()) {
-    std::cerr << "error: " << found.status().message() << "\n";
-    std::exit(2);
-  }
-  return *found;
-}
-
 std::string DefaultResultsPath(absl::string_view root, absl::string_view experiment,
                                absl::string_view suffix) {
   return absl::StrCat(root, root.empty() ? "" : "/", "results/", KernelRelease(), "/", HostId(),

@@ -59,6 +59,7 @@
 #include "benchmark/benchmark.h"
 #include "lib/bench_results.h"  // kSkippedPrefix
 #include "lib/clock.h"  // MonotonicNanos
+#include "lib/runfiles.h"  // RunfileOrExit, for registration functions
 
 namespace spawnlab {
 
@@ -104,9 +105,6 @@ void SkipRow(benchmark::State& state, const absl::Status& why);
 // Marks the row failed.
 void FailRow(benchmark::State& state, const absl::Status& error);
 
-// For registration functions: the absolute path of a runfile (a `data`
-// dependency, named from the workspace root), or exit 2 saying what is missing.
-std::string RunfileOrExit(absl::string_view path);
 
 // results/<kernel-release>/<host>/<experiment><suffix>.json under `root`
 // (suffix "" for a full run, ".quick" or ".filtered").

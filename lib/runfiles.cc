@@ -5,6 +5,8 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <iostream>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -41,6 +43,15 @@ absl::StatusOr<std::string> Runfile(absl::string_view path) {
     return absl::NotFoundError(absl::StrCat(path, " is not among this binary's runfiles"));
   }
   return found;
+}
+
+std::string RunfileOrExit(absl::string_view path) {
+  absl::StatusOr<std::string> found = Runfile(path);
+  if (!found.ok()) {
+    std::cerr << "error: " << found.status().message() << "\n";
+    std::exit(2);
+  }
+  return *found;
 }
 
 }  // namespace spawnlab

@@ -20,6 +20,9 @@ namespace spawnlab {
 // `$(rootpath)` gives it); NotFound if it is not among the runfiles.
 absl::StatusOr<std::string> Runfile(absl::string_view path);
 
+// For a program's set-up: the runfile's path, or exit 2 saying what is missing.
+std::string RunfileOrExit(absl::string_view path);
+
 }  // namespace spawnlab
 
 #endif  // SPAWNLAB_LIB_RUNFILES_H_

@@ -50,15 +50,6 @@ ABSL_FLAG(bool, dry_run, false, "Print the plan and the estimate, and run nothin
 namespace spawnlab {
 namespace {
 
-std::string RunfileOrExit(absl::string_view path) {
-  absl::StatusOr<std::string> found = Runfile(path);
-  if (!found.ok()) {
-    std::cerr << "error: " << found.status().message() << "\n";
-    std::exit(2);
-  }
-  return *found;
-}
-
 // Where a bench's full run is filed (lib/bench.h: DefaultResultsPath).
 std::string FullResultsPath(const std::string& workspace, absl::string_view experiment) {
   return absl::StrCat(workspace, "/results/", KernelRelease(), "/", HostId(), "/", experiment,
