@@ -2,6 +2,8 @@
 
 #include "lib/run_record.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -24,9 +26,19 @@ double Seconds(const struct timeval& tv) { return tv.tv_sec + tv.tv_usec * 1e-6;
 
 // /proc/PID/stat: "pid (comm) state ppid ... utime stime ..." (fields 14, 15);
 // comm may hold spaces and parentheses, so split after the last ')'.
+// A process may end while it is read (read() then fails with ESRCH): that is
+// not an error, the process is just not counted. (An ifstream throws there.)
 bool ReadProcStat(const std::string& path, std::string* comm, int64_t* ticks) {
-  std::ifstream in(path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[1024];
+  ssize_t n;
+  do {
+    n = read(fd, buf, sizeof(buf) - 1);
+  } while (n < 0 && errno == EINTR);
+  close(fd);
+  if (n <= 0) return false;
+  const std::string text(buf, static_cast<size_t>(n));
   const size_t open = text.find('('), close = text.rfind(')');
   if (open == std::string::npos || close == std::string::npos || close < open) return false;
   *comm = text.substr(open + 1, close - open - 1);
