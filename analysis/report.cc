@@ -123,6 +123,19 @@ const std::vector<ChartSpec>& Charts() {
   return *charts;
 }
 
+// The top of a time axis: the largest bar, rounded up to 1, 2 or 5 times a
+// power of ten. Every axis starts at zero: Mermaid's xychart would otherwise
+// scale from the smallest bar to the largest, and draw 358 against 365 µs as
+// a steep step.
+double AxisTop(double max) {
+  if (!(max > 0)) return 1;
+  const double p = std::pow(10.0, std::floor(std::log10(max)));
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * p >= max) return m * p;
+  }
+  return 10 * p;
+}
+
 std::string Charts(const ResultsFile& f) {
   std::string out;
   for (const ChartSpec& spec : Charts()) {
@@ -146,13 +159,15 @@ std::string Charts(const ResultsFile& f) {
     }
     for (const std::string& split : splits) {
       std::vector<std::string> xs, ys;
+      double max = 0;
       for (const auto& [x, y] : bars[split]) {
         xs.push_back(absl::StrCat("\"", x, "\""));
         ys.push_back(absl::StrFormat("%.1f", y));
+        max = std::max(max, y);
       }
       absl::StrAppend(&out, "```mermaid\nxychart-beta\n    title \"",
                       split.empty() ? "" : absl::StrCat(split, ": "), spec.what, "\"\n",
-                      "    x-axis [", absl::StrJoin(xs, ", "), "]\n", "    y-axis \"us\"\n",
+                      "    x-axis [", absl::StrJoin(xs, ", "), "]\n", absl::StrFormat("    y-axis \"us\" 0 --> %g\n", AxisTop(max)),
                       "    bar [", absl::StrJoin(ys, ", "), "]\n```\n\n");
     }
   }
