@@ -185,6 +185,7 @@ void PrintSummary(const nlohmann::json& doc, const BenchDefaults& defaults, std:
     std::string name, unit, skipped, error;
     double median = NAN, min = NAN, cv = NAN;
     int n = 0;
+    std::pair<int, int> order;  // family_index, per_family_instance_index
   };
   std::vector<Row> rows;
   std::map<std::string, size_t> index;
@@ -195,6 +196,7 @@ void PrintSummary(const nlohmann::json& doc, const BenchDefaults& defaults, std:
       index[name] = rows.size();
       rows.emplace_back();
       rows.back().name = name;
+      rows.back().order = {b.value("family_index", 0), b.value("per_family_instance_index", 0)};
     }
     Row& r = rows[index[name]];
     if (b.value("error_occurred", false)) {
@@ -216,14 +218,9 @@ void PrintSummary(const nlohmann::json& doc, const BenchDefaults& defaults, std:
   // In the order the bench registered them (an interleaved run writes them
   // in the order their last round happened to end).
   std::map<std::string, std::pair<int, int>> order;
-  for (const nlohmann::json& b : doc["benchmarks"]) {
-    absl::StatusOr<BenchName> parsed = ParseBenchName(b.value("run_name", b.value("name", "")));
-    order.emplace(parsed.ok() ? parsed->canonical : b.value("name", ""),
-                  std::make_pair(b.value("family_index", 0), b.value("per_family_instance_index", 0)));
-  }
-  std::stable_sort(rows.begin(), rows.end(), [&order](const Row& a, const Row& b) {
-    return order[a.name] < order[b.name];
-  });
+  for (const Row& r : rows) order[r.name] = r.order;
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.order < b.order; });
   size_t width = 20;
   for (const Row& r : rows) width = std::max(width, r.name.size());
   out << absl::StrFormat("%-*s %12s %12s %7s %4s\n", width, "row", "median", "min", "cv", "n");
