@@ -123,17 +123,15 @@ const std::vector<ChartSpec>& Charts() {
   return *charts;
 }
 
-// The top of a time axis: the largest bar, rounded up to 1, 2 or 5 times a
-// power of ten. Every axis starts at zero: Mermaid's xychart would otherwise
-// scale from the smallest bar to the largest, and draw 358 against 365 µs as
-// a steep step.
+// The top of a time axis: 10% above the largest bar, rounded up to two
+// significant figures. Every axis starts at zero: Mermaid's xychart would
+// otherwise scale from the smallest bar to the largest, and draw 358 against
+// 365 µs as a steep step.
 double AxisTop(double max) {
   if (!(max > 0)) return 1;
-  const double p = std::pow(10.0, std::floor(std::log10(max)));
-  for (double m : {1.0, 2.0, 5.0, 10.0}) {
-    if (m * p >= max) return m * p;
-  }
-  return 10 * p;
+  const double x = max * 1.1;
+  const double p = std::pow(10.0, std::floor(std::log10(x)) - 1);
+  return std::ceil(x / p) * p;
 }
 
 std::string Charts(const ResultsFile& f) {
