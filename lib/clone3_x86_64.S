@@ -24,6 +24,9 @@ spawnlab_clone3:
 1:
         .cfi_undefined rip              // the child has no caller to unwind to
         xorl    %ebp, %ebp
+        andq    $-16, %rsp              // the ABI's alignment at a call: without
+                                        // CLONE_VM the child is on the parent's
+                                        // stack, 8 bytes off (glibc does the same)
         movq    %r8, %rdi
         call    *%rdx                   // %rdx survives syscall
         movl    %eax, %edi

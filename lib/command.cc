@@ -13,9 +13,11 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "lib/clock.h"
 #include "lib/probes.h"
 
 extern char** environ;
@@ -153,8 +155,43 @@ Command& Command::Timeout(absl::Duration timeout) {
   timeout_ = timeout;
   return *this;
 }
+Command& Command::NewProcessGroup() {
+  new_process_group_ = true;
+  return *this;
+}
+
+namespace {
+
+// A C string ends at its first NUL: one inside `s` would silently cut what
+// the child sees (a path, an argument, a variable).
+absl::Status NoNul(absl::string_view what, absl::string_view s) {
+  if (s.find('\0') == absl::string_view::npos) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, " holds a NUL byte: \"", absl::CHexEscape(s), "\""));
+}
+
+}  // namespace
 
 absl::StatusOr<Process> Command::Start() const {
+  {
+    absl::Status s = NoNul("the program", program_);
+    for (const std::string& a : args_) {
+      if (s.ok()) s = NoNul("an argument", a);
+    }
+    for (const auto& [key, value] : env_changes_) {
+      if (s.ok()) s = NoNul("an environment key", key);
+      if (s.ok() && value.has_value()) s = NoNul("an environment value", *value);
+      if (s.ok() && (key.empty() || absl::StrContains(key, '='))) {
+        s = absl::InvalidArgumentError(
+            absl::StrCat("environment key \"", key, "\" is empty or holds '='"));
+      }
+    }
+    if (s.ok()) s = NoNul("the directory", dir_);
+    for (const Stdio* io : {&stdin_, &stdout_, &stderr_}) {
+      if (s.ok()) s = NoNul("a file path", io->path());
+    }
+    if (!s.ok()) return s;
+  }
   // The environment: the parent's as it is (passed through untouched, no
   // copy) unless it is cleared or changed; then a copy with the changes.
   const bool own_env = clear_env_ || !env_changes_.empty();
@@ -179,6 +216,8 @@ absl::StatusOr<Process> Command::Start() const {
   SpawnOptions options;
   options.working_dir = dir_;
   options.reset_signal_handlers = true;
+  options.default_signals = true;
+  options.new_process_group = new_process_group_;
   // Wait() polls the pidfd only when it has pipes to watch.
   options.want_pidfd = stdin_.kind() == Stdio::Kind::kPipe ||
                        stdout_.kind() == Stdio::Kind::kPipe ||
@@ -203,13 +242,16 @@ absl::StatusOr<Process> Command::Start() const {
   for (int target = 0; target < 3; ++target) {
     if (child_ends[target].valid()) options.fd_map.push_back({child_ends[target].get(), target});
   }
-  std::optional<absl::Time> deadline;
-  if (timeout_.has_value()) deadline = absl::Now() + *timeout_;
+  // A monotonic deadline; an infinite (or absurdly long) timeout is none.
+  std::optional<int64_t> deadline;
+  if (timeout_.has_value() && *timeout_ < absl::Hours(24 * 365)) {
+    deadline = MonotonicNanos() + absl::ToInt64Nanoseconds(*timeout_);
+  }
   absl::StatusOr<Child> child = Spawn(CommandSpawnMethod(), spec, options);
   if (!child.ok()) return child.status();
   return Process(*std::move(child), std::move(parent_ends[0]), std::move(parent_ends[1]),
                  std::move(parent_ends[2]), input_.value_or(""), deadline,
-                 timeout_.value_or(absl::ZeroDuration()));
+                 timeout_.value_or(absl::ZeroDuration()), new_process_group_);
 }
 
 absl::StatusOr<CommandResult> Command::Run() const {
@@ -255,10 +297,10 @@ absl::StatusOr<CommandResult> Process::Wait() {
                             {stderr_.get(), POLLIN, 0},
                             {pidfd, POLLIN, 0}};  // poll skips the -1 entries
     int timeout_ms = -1;
-    if (deadline_.has_value()) {
-      absl::Duration left = *deadline_ - absl::Now();
-      if (left <= absl::ZeroDuration()) break;
-      timeout_ms = static_cast<int>(absl::ToInt64Milliseconds(left)) + 1;
+    if (deadline_ns_.has_value()) {
+      const int64_t left = *deadline_ns_ - MonotonicNanos();
+      if (left <= 0) break;
+      timeout_ms = PollTimeoutMs(left);
     }
     int r = poll(fds, 4, timeout_ms);
     if (r < 0) {
@@ -267,7 +309,10 @@ absl::StatusOr<CommandResult> Process::Wait() {
     }
     if (r == 0) break;  // the deadline
     if (fds[0].revents != 0) {
-      ssize_t w = write(stdin_.get(), input_.data() + written, input_.size() - written);
+      // The child may have closed its stdin or exited: EPIPE, never a
+      // SIGPIPE that would end the caller.
+      ssize_t w =
+          WriteWithoutSigpipe(stdin_.get(), input_.data() + written, input_.size() - written);
       if (w > 0) written += static_cast<size_t>(w);
       if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == input_.size()) {
         stdin_.reset();  // all sent, or EPIPE: the child closed its stdin
@@ -285,10 +330,14 @@ absl::StatusOr<CommandResult> Process::Wait() {
   stdout_.reset();
   stderr_.reset();
   absl::StatusOr<ExitStatus> status =
-      deadline_.has_value()
-          ? child_.WaitFor(std::max(*deadline_ - absl::Now(), absl::ZeroDuration()))
+      deadline_ns_.has_value()
+          ? child_.WaitFor(absl::Nanoseconds(std::max<int64_t>(
+                *deadline_ns_ - MonotonicNanos(), 0)))
           : child_.Wait();
   if (absl::IsDeadlineExceeded(status.status())) {
+    // The group first: while the child is unreaped its pid, the group's id,
+    // cannot be reused.
+    if (group_) child_.KillGroup(SIGKILL).IgnoreError();
     child_.Kill(SIGKILL).IgnoreError();
     child_.Wait().IgnoreError();
     return absl::DeadlineExceededError(

@@ -4,7 +4,11 @@
 // arguments; the environment inherited, added to or replaced; a working
 // directory; stdin, stdout and stderr each inherited, /dev/null, a pipe or a
 // file; output captured; a timeout that kills the child; the exit status as a
-// value; errors as Status (NotFound, PermissionDenied, DeadlineExceeded).
+// value; errors as Status (NotFound, PermissionDenied, DeadlineExceeded,
+// InvalidArgument for a NUL inside a path, argument or variable). The child
+// starts as a fresh program expects: every signal at its default action
+// (SIGPIPE too, if the caller ignores it) and none blocked. Optionally it
+// leads its own process group, so that a timeout kills all it started.
 //
 // Underneath it is the fastest spawn lib/spawn offers: clone3 with
 // CLONE_VM | CLONE_VFORK and CLONE_CLEAR_SIGHAND (the child shares the
@@ -33,6 +37,7 @@
 #ifndef SPAWNLAB_LIB_COMMAND_H_
 #define SPAWNLAB_LIB_COMMAND_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -87,22 +92,26 @@ class Process {
 
   // Writes the command's input, collects piped output until the child closes
   // it, and reaps the child. If the command has a timeout and it passes, the
-  // child is killed (SIGKILL), reaped, and DeadlineExceeded returned.
+  // child is killed (SIGKILL; its whole process group with
+  // Command::NewProcessGroup), reaped, and DeadlineExceeded returned. Input
+  // the child does not read (it closed its stdin, or exited) is dropped: no
+  // SIGPIPE reaches the caller.
   absl::StatusOr<CommandResult> Wait();
 
  private:
   friend class Command;
   Process(Child child, UniqueFd in, UniqueFd out, UniqueFd err, std::string input,
-          std::optional<absl::Time> deadline, absl::Duration timeout)
+          std::optional<int64_t> deadline_ns, absl::Duration timeout, bool group)
       : child_(std::move(child)), stdin_(std::move(in)), stdout_(std::move(out)),
-        stderr_(std::move(err)), input_(std::move(input)), deadline_(deadline),
-        timeout_(timeout) {}
+        stderr_(std::move(err)), input_(std::move(input)), deadline_ns_(deadline_ns),
+        timeout_(timeout), group_(group) {}
 
   Child child_;
   UniqueFd stdin_, stdout_, stderr_;
   std::string input_;
-  std::optional<absl::Time> deadline_;
+  std::optional<int64_t> deadline_ns_;  // MonotonicNanos(); none: no timeout
   absl::Duration timeout_;
+  bool group_;  // the child leads a process group of its own
 };
 
 class Command {
@@ -125,11 +134,18 @@ class Command {
   Command& Stderr(Stdio s);
   // Data for the child's stdin (makes stdin a pipe).
   Command& Input(std::string data);
-  // Kill the child if it has not ended this long after Start().
+  // Kill the child if it has not ended this long after Start() (measured on
+  // the monotonic clock; absl::InfiniteDuration() means no timeout).
   Command& Timeout(absl::Duration timeout);
+  // The child leads a new process group (setpgid(0, 0), as Go's
+  // SysProcAttr.Setpgid): a timeout then kills the group, the child's own
+  // children included, not just the child.
+  Command& NewProcessGroup();
 
   // Starts the child; errors: NotFound (no such program or directory),
-  // PermissionDenied (not executable), InvalidArgument (a bad Stdio).
+  // PermissionDenied (not executable), InvalidArgument (a bad Stdio; a NUL
+  // in the program, an argument, an environment key or value, the directory
+  // or a file path; an environment key that is empty or holds '=').
   absl::StatusOr<Process> Start() const;
   // Start() then Wait().
   absl::StatusOr<CommandResult> Run() const;
@@ -143,6 +159,7 @@ class Command {
   Stdio stdin_ = Stdio::Inherit(), stdout_ = Stdio::Inherit(), stderr_ = Stdio::Inherit();
   std::optional<std::string> input_;
   std::optional<absl::Duration> timeout_;
+  bool new_process_group_ = false;
 };
 
 // The spawn method Command uses on this kernel: clone3 where CLONE_CLEAR_SIGHAND

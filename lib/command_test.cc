@@ -3,6 +3,8 @@
 
 #include "lib/command.h"
 
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,7 +12,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
@@ -151,6 +156,120 @@ TEST_F(CommandTest, AGrandchildHoldingTheOutputDoesNotKeepWaitWaiting) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->out, "hi\n");
   EXPECT_LT(absl::Now() - start, absl::Milliseconds(900));
+}
+
+// Input the child never reads: EPIPE inside Wait, not a SIGPIPE that ends
+// the caller (it would end this test binary with status 141).
+TEST_F(CommandTest, InputTheChildDoesNotReadIsDroppedWithoutSigpipe) {
+  absl::StatusOr<CommandResult> r =
+      Command("/bin/true").Input(std::string(1 << 20, 'x')).Run();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->status.success());
+  sigset_t pending;
+  sigpending(&pending);
+  EXPECT_FALSE(sigismember(&pending, SIGPIPE));
+}
+
+TEST_F(CommandTest, ANulInsideAStringIsInvalidArgument) {
+  const std::string with_nul("/bin/tr\0ue", 10);
+  EXPECT_EQ(Command(with_nul).Run().status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Command("/bin/echo").Arg(with_nul).Run().status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Command("/bin/true").Env("A", with_nul).Run().status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Command("/bin/true").Env(with_nul, "x").Run().status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Command("/bin/true").Dir(with_nul).Run().status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Command("/bin/true").Stdout(Stdio::File(with_nul)).Run().status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // "A=B" as a key would set A to "B=value": refused too, as is an empty key.
+  absl::StatusOr<CommandResult> eq = Command("/bin/true").Env("A=B", "x").Run();
+  EXPECT_EQ(eq.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(eq.status().message(), HasSubstr("A=B"));
+  EXPECT_EQ(Command("/bin/true").Env("", "x").Run().status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// CPU time this process has used (user and system), in milliseconds.
+int64_t OwnCpuMs() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (int64_t{ru.ru_utime.tv_sec} + ru.ru_stime.tv_sec) * 1000 +
+         (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+}
+
+// An infinite timeout is no timeout: Wait sleeps in poll and waitpid instead
+// of spinning on a zero poll timeout (a Duration that wrapped when cast to
+// int). The check is on CPU used, not on elapsed time: a spin burns the
+// child's 0.5 s of sleep as CPU; a sleeping wait burns next to none.
+TEST_F(CommandTest, AnInfiniteTimeoutWaitsWithoutSpinning) {
+  for (bool piped : {true, false}) {
+    Command c = Command("/bin/sleep").Arg("0.5").Timeout(absl::InfiniteDuration());
+    if (piped) c.Stdout(Stdio::Pipe());
+    const int64_t cpu_before = OwnCpuMs();
+    absl::StatusOr<CommandResult> r = c.Run();
+    const int64_t cpu_used = OwnCpuMs() - cpu_before;
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r->status.success());
+    EXPECT_LT(cpu_used, 150) << "piped=" << piped;
+  }
+}
+
+// True once `pid` is gone or a zombie, polled for up to 10 s.
+bool EndsSoon(pid_t pid) {
+  for (int i = 0; i < 1000; ++i) {
+    std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
+    std::string line;
+    if (!std::getline(stat, line)) return true;
+    const size_t paren = line.rfind(')');
+    if (paren != std::string::npos && line.size() > paren + 2 && line[paren + 2] == 'Z') {
+      return true;
+    }
+    usleep(10000);
+  }
+  return false;
+}
+
+// With NewProcessGroup, a timeout kills what the child started too; without
+// it only the child is killed (as Go's exec.Command), which this also shows.
+TEST_F(CommandTest, ATimeoutKillsTheWholeProcessGroup) {
+  for (bool group : {true, false}) {
+    const std::string pid_file = Tmp(absl::StrCat("grandchild-", group));
+    Command c = Command("/bin/sh")
+                    .Args({"-c", absl::StrCat("sleep 600 & echo $! > ", pid_file, "; wait")})
+                    .Timeout(absl::Milliseconds(300));
+    if (group) c.NewProcessGroup();
+    absl::StatusOr<CommandResult> r = c.Run();
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded) << r.status();
+    pid_t grandchild = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadAll(pid_file)), &grandchild))
+        << ReadAll(pid_file);
+    if (group) {
+      EXPECT_TRUE(EndsSoon(grandchild)) << "grandchild " << grandchild << " outlived the timeout";
+    } else {
+      EXPECT_EQ(kill(grandchild, SIGKILL), 0);  // still there: clean it up
+    }
+  }
+}
+
+// A caller that ignores SIGPIPE (as servers do) or blocks signals does not
+// pass that on: the child starts with default dispositions and no mask.
+TEST_F(CommandTest, TheChildStartsWithDefaultSignals) {
+  struct sigaction ign = {}, old;
+  ign.sa_handler = SIG_IGN;
+  ASSERT_EQ(sigaction(SIGPIPE, &ign, &old), 0);
+  absl::StatusOr<CommandResult> r = Command("/bin/grep")
+                                        .Args({"-E", "^SigIgn", "/proc/self/status"})
+                                        .Stdout(Stdio::Pipe())
+                                        .Run();
+  sigaction(SIGPIPE, &old, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  uint64_t ignored = 0;
+  ASSERT_TRUE(absl::SimpleHexAtoi(
+      absl::StripAsciiWhitespace(absl::StripPrefix(r->out, "SigIgn:\t")), &ignored))
+      << r->out;
+  EXPECT_EQ(ignored & (uint64_t{1} << (SIGPIPE - 1)), 0u) << r->out;
 }
 
 TEST_F(CommandTest, MissingProgramIsNotFound) {

@@ -17,11 +17,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <climits>
 #include <cstdint>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/clock.h"
 #include "lib/clone3.h"
 
 extern char** environ;
@@ -53,7 +56,7 @@ constexpr size_t kChildStackBytes = 32 * 1024;
 
 // The steps a child takes before its exec; where one fails, the child reports
 // which and its errno, and exits 127.
-enum Stage : int { kStageExec = 0, kStageDup2 = 1, kStageChdir = 2 };
+enum Stage : int { kStageExec = 0, kStageDup2 = 1, kStageChdir = 2, kStageSetpgid = 3 };
 
 // What a child needs to exec, and where it leaves the errno of a failure.
 // Everything is prepared by the parent: the child allocates nothing.
@@ -66,6 +69,8 @@ struct ExecArgs {
   const char* working_dir = nullptr;  // nullptr: stay
   int exec_fd = -1;                   // >= 0: execveat(exec_fd, "", AT_EMPTY_PATH)
   bool reset_handlers_in_child = false;
+  bool default_signals = false;            // SIG_IGN to SIG_DFL as well, empty mask
+  bool new_process_group = false;          // setpgid(0, 0)
   const sigset_t* restore_mask = nullptr;  // unblock to this before exec
   int error_fd = -1;                        // copy-on-write methods: the O_CLOEXEC pipe
   volatile int failed_errno = 0;            // CLONE_VM methods: shared memory
@@ -75,18 +80,28 @@ struct ExecArgs {
 // Runs in the child: the options, then the exec. Returns only on failure, with
 // the errno, and the stage in *stage.
 __attribute__((no_sanitize("address"))) int PrepareAndExec(ExecArgs* args, int* stage) {
-  if (args->reset_handlers_in_child) {
+  if (args->reset_handlers_in_child || args->default_signals) {
     struct sigaction dfl = {};
     dfl.sa_handler = SIG_DFL;
     for (int sig = 1; sig < NSIG; ++sig) {
       struct sigaction old;
       if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler != SIG_DFL &&
-          old.sa_handler != SIG_IGN) {
+          (old.sa_handler != SIG_IGN || args->default_signals)) {
         sigaction(sig, &dfl, nullptr);
       }
     }
   }
-  if (args->restore_mask != nullptr) sigprocmask(SIG_SETMASK, args->restore_mask, nullptr);
+  if (args->default_signals) {
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+  } else if (args->restore_mask != nullptr) {
+    sigprocmask(SIG_SETMASK, args->restore_mask, nullptr);
+  }
+  if (args->new_process_group && setpgid(0, 0) != 0) {
+    *stage = kStageSetpgid;
+    return errno;
+  }
   for (size_t i = 0; i < args->fd_map_size; ++i) {
     const auto [from, to] = args->fd_map[i];
     int r = from == to ? fcntl(to, F_SETFD, 0) : dup2(from, to);
@@ -150,6 +165,9 @@ absl::Status ChildFailed(pid_t pid, int err, int stage, SpawnMethod method,
     case kStageDup2:
       what = absl::StrCat("dup2 in the child of ", spec.path());
       break;
+    case kStageSetpgid:
+      what = absl::StrCat("setpgid in the child of ", spec.path());
+      break;
     default:
       what = absl::StrCat("exec ", spec.path());
   }
@@ -162,6 +180,8 @@ SPAWNLAB_WRAPPER ExecArgs MakeArgs(const ExecSpec& spec, const SpawnOptions& opt
   args.fd_map_size = options.fd_map.size();
   if (!options.working_dir.empty()) args.working_dir = options.working_dir.c_str();
   args.exec_fd = options.exec_fd;
+  args.default_signals = options.default_signals;
+  args.new_process_group = options.new_process_group;
   return args;
 }
 
@@ -189,7 +209,10 @@ absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method, const ExecSpec& spe
   ExecArgs args = MakeArgs(spec, options);
   // clone3 clears the handlers itself; vfork and clone need the signals
   // blocked until the child has reset them.
-  const bool by_hand = options.reset_signal_handlers && method != SpawnMethod::kClone3;
+  // default_signals needs the window closed too: the ignored signals are
+  // reset in the child, and clone3's CLONE_CLEAR_SIGHAND leaves those alone.
+  const bool by_hand = (options.reset_signal_handlers && method != SpawnMethod::kClone3) ||
+                       options.default_signals;
   BlockedSignals blocked(by_hand);
   args.reset_handlers_in_child = by_hand;
   args.restore_mask = blocked.old();
@@ -218,7 +241,9 @@ absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method, const ExecSpec& spe
       struct clone_args ca = {};
       ca.flags = CLONE_VM | CLONE_VFORK;
       if (options.want_pidfd) ca.flags |= CLONE_PIDFD;
-      if (options.reset_signal_handlers) ca.flags |= CLONE_CLEAR_SIGHAND;
+      if (options.reset_signal_handlers || options.default_signals) {
+        ca.flags |= CLONE_CLEAR_SIGHAND;
+      }
       ca.pidfd = reinterpret_cast<uintptr_t>(&pidfd);
       ca.exit_signal = SIGCHLD;
       ca.stack = reinterpret_cast<uintptr_t>(stack);
@@ -254,6 +279,17 @@ SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method,
   }
   UniqueFd read_end(pipe_fds[0]);
   UniqueFd write_end(pipe_fds[1]);
+  // The child's dup2s must not land on the error pipe (a missing program
+  // would then look like a success, and its report go to the caller's
+  // descriptor): move the pipe above every target first, as Go's forkExec and
+  // CPython's _posixsubprocess do.
+  int highest_target = -1;
+  for (const auto& [from, to] : options.fd_map) highest_target = std::max(highest_target, to);
+  if (write_end.get() <= highest_target) {
+    UniqueFd moved(fcntl(write_end.get(), F_DUPFD_CLOEXEC, highest_target + 1));
+    if (!moved.valid()) return absl::ErrnoToStatus(errno, "F_DUPFD_CLOEXEC for exec errors");
+    write_end = std::move(moved);
+  }
   ExecArgs args = MakeArgs(spec, options);
   args.error_fd = write_end.get();
   // The child's memory is its own: a handler running there cannot hurt the
@@ -307,16 +343,49 @@ SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnPosix(const ExecSpec& spec,
   if (!options.fd_map.empty() || !options.working_dir.empty()) {
     posix_spawn_file_actions_init(&actions);
     actions_ptr = &actions;
-    for (const auto& [from, to] : options.fd_map) {
-      posix_spawn_file_actions_adddup2(&actions, from, to);
-    }
-    if (!options.working_dir.empty()) {
-      posix_spawn_file_actions_addchdir_np(&actions, options.working_dir.c_str());
+  }
+  // Each file action can fail (EBADF for a descriptor out of range): a
+  // dropped action would spawn the child without it.
+  int err = 0;
+  for (const auto& [from, to] : options.fd_map) {
+    if (err == 0) err = posix_spawn_file_actions_adddup2(&actions, from, to);
+    if (err != 0) {
+      posix_spawn_file_actions_destroy(&actions);
+      return absl::ErrnoToStatus(
+          err, absl::StrCat("posix_spawn_file_actions_adddup2(", from, ", ", to, ")"));
     }
   }
+  if (!options.working_dir.empty()) {
+    err = posix_spawn_file_actions_addchdir_np(&actions, options.working_dir.c_str());
+    if (err != 0) {
+      posix_spawn_file_actions_destroy(&actions);
+      return absl::ErrnoToStatus(err, "posix_spawn_file_actions_addchdir_np");
+    }
+  }
+  posix_spawnattr_t attr;
+  posix_spawnattr_t* attr_ptr = nullptr;
+  if (options.default_signals || options.new_process_group) {
+    posix_spawnattr_init(&attr);
+    attr_ptr = &attr;
+    short flags = 0;
+    if (options.default_signals) {
+      sigset_t all, none;
+      sigfillset(&all);
+      sigemptyset(&none);
+      posix_spawnattr_setsigdefault(&attr, &all);
+      posix_spawnattr_setsigmask(&attr, &none);
+      flags |= POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+    }
+    if (options.new_process_group) {
+      posix_spawnattr_setpgroup(&attr, 0);
+      flags |= POSIX_SPAWN_SETPGROUP;
+    }
+    posix_spawnattr_setflags(&attr, flags);
+  }
   pid_t pid;
-  int err = posix_spawn(&pid, spec.path(), actions_ptr, nullptr, spec.argv(), spec.envp());
+  err = posix_spawn(&pid, spec.path(), actions_ptr, attr_ptr, spec.argv(), spec.envp());
   if (actions_ptr != nullptr) posix_spawn_file_actions_destroy(actions_ptr);
+  if (attr_ptr != nullptr) posix_spawnattr_destroy(attr_ptr);
   if (err != 0) {
     // posix_spawn does not say which step failed: name the directory if it is gone.
     if (err == ENOENT && !options.working_dir.empty() &&
@@ -432,9 +501,21 @@ Child& Child::operator=(Child&& other) noexcept {
 
 Child::~Child() { KillAndReap(); }
 
+// Sends `signal` to `pid` through `pidfd` where there is one (a pidfd names
+// one process and cannot be reused), else by pid.
+int SignalChild(pid_t pid, int pidfd, int signal) {
+  if (pidfd >= 0) {
+    if (syscall(SYS_pidfd_send_signal, pidfd, signal, nullptr, 0) == 0) return 0;
+    if (errno != ENOSYS) return -1;
+  }
+  return kill(pid, signal);
+}
+
 void Child::KillAndReap() {
   if (pid_ <= 0) return;
-  kill(pid_, SIGKILL);  // an unreaped child's pid cannot have been reused
+  // Our child, not yet reaped by us: its pid cannot have been reused (Wait
+  // and WaitFor give the pid up if someone else reaped it: ECHILD).
+  SignalChild(pid_, pidfd_.get(), SIGKILL);
   int status;
   WaitPidRetrying(pid_, &status, 0);
   pid_ = -1;
@@ -445,7 +526,11 @@ absl::StatusOr<ExitStatus> Child::Wait() {
   if (pid_ <= 0) return absl::FailedPreconditionError("child already reaped");
   int status;
   if (WaitPidRetrying(pid_, &status, 0) < 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("waitpid ", pid_));
+    const int err = errno;
+    // ECHILD: someone else reaped it (a SIGCHLD handler, waitpid(-1)); its
+    // pid may already be another process's, so this Child lets go of it.
+    const pid_t pid = err == ECHILD ? Release() : pid_;
+    return absl::ErrnoToStatus(err, absl::StrCat("waitpid ", pid));
   }
   pid_ = -1;
   pidfd_.reset();
@@ -460,26 +545,32 @@ absl::StatusOr<ExitStatus> Child::WaitFor(absl::Duration timeout) {
     opened.reset(static_cast<int>(syscall(SYS_pidfd_open, pid_, 0)));
     pidfd = opened.get();
   }
-  const absl::Time deadline = absl::Now() + timeout;
+  // A monotonic deadline: a wall-clock step must not stretch or cut the wait.
+  // An infinite (or huge) timeout waits without a deadline.
+  const bool forever = timeout >= absl::Hours(24 * 365);
+  const int64_t deadline = forever ? 0 : MonotonicNanos() + absl::ToInt64Nanoseconds(timeout);
   while (true) {
     int status;
     pid_t r = WaitPidRetrying(pid_, &status, WNOHANG);
-    if (r < 0) return absl::ErrnoToStatus(errno, absl::StrCat("waitpid ", pid_));
+    if (r < 0) {
+      const int err = errno;
+      const pid_t pid = err == ECHILD ? Release() : pid_;  // as in Wait
+      return absl::ErrnoToStatus(err, absl::StrCat("waitpid ", pid));
+    }
     if (r == pid_) {
       pid_ = -1;
       pidfd_.reset();
       return ExitStatus(status);
     }
-    absl::Duration left = deadline - absl::Now();
-    if (left <= absl::ZeroDuration()) {
+    const int64_t left_ns = forever ? INT64_MAX : deadline - MonotonicNanos();
+    if (left_ns <= 0) {
       return absl::DeadlineExceededError(absl::StrCat(
           "child ", pid_, " still running after ", absl::FormatDuration(timeout)));
     }
     if (pidfd >= 0) {
       // pidfds become readable when the process exits (Linux 5.3+).
       struct pollfd pfd = {pidfd, POLLIN, 0};
-      int ms = static_cast<int>(absl::ToInt64Milliseconds(left)) + 1;
-      if (poll(&pfd, 1, ms) < 0 && errno != EINTR) {
+      if (poll(&pfd, 1, PollTimeoutMs(left_ns)) < 0 && errno != EINTR) {
         return absl::ErrnoToStatus(errno, "poll on pidfd");
       }
     } else {
@@ -497,10 +588,24 @@ pid_t Child::Release() {
 
 absl::Status Child::Kill(int signal) {
   if (pid_ <= 0) return absl::FailedPreconditionError("child already reaped");
-  if (kill(pid_, signal) != 0) {
+  if (SignalChild(pid_, pidfd_.get(), signal) != 0) {
     return absl::ErrnoToStatus(errno, absl::StrCat("kill ", pid_));
   }
   return absl::OkStatus();
+}
+
+absl::Status Child::KillGroup(int signal) {
+  if (pid_ <= 0) return absl::FailedPreconditionError("child already reaped");
+  if (kill(-pid_, signal) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("kill process group ", pid_));
+  }
+  return absl::OkStatus();
+}
+
+int PollTimeoutMs(int64_t nanos) {
+  if (nanos <= 0) return 0;
+  const int64_t ms = nanos / 1000000 + 1;  // round up: never wake before the deadline
+  return ms > INT_MAX ? INT_MAX : static_cast<int>(ms);
 }
 
 absl::StatusOr<Child> Spawn(SpawnMethod method, const ExecSpec& spec,

@@ -41,6 +41,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -121,8 +122,14 @@ class Child {
   // As Wait, but gives up after `timeout` with DeadlineExceeded (the child is
   // left running; destroying the Child kills it).
   absl::StatusOr<ExitStatus> WaitFor(absl::Duration timeout);
-  // Sends `signal` to a child that has not been reaped.
+  // Sends `signal` to a child that has not been reaped (through its pidfd
+  // where it has one).
   absl::Status Kill(int signal);
+  // Sends `signal` to the process group the child leads
+  // (SpawnOptions::new_process_group): it and whatever it started that stayed
+  // in the group, even after the child itself has exited (but not been
+  // reaped: until then its pid, and so the group id, cannot be reused).
+  absl::Status KillGroup(int signal);
   // Gives the child up without killing or reaping it, for a caller that reaps
   // it (or has reaped it) itself; returns its pid.
   pid_t Release();
@@ -146,6 +153,13 @@ struct SpawnOptions {
   // Reset the parent's signal handlers to SIG_DFL in the child before any of
   // the above runs (see the top of this file).
   bool reset_signal_handlers = false;
+  // The child starts as a fresh program expects: every signal at SIG_DFL,
+  // ignored ones too (a server that ignores SIGPIPE would otherwise hand
+  // that to `cat`), and an empty signal mask. Implies reset_signal_handlers.
+  bool default_signals = false;
+  // setpgid(0, 0) in the child: it leads a process group of its own, so that
+  // it and everything it starts can be signalled at once (kill(-pid, sig)).
+  bool new_process_group = false;
   // If >= 0, exec this descriptor (execveat with AT_EMPTY_PATH, as fexecve
   // does) instead of opening spec.path(), which then only names it in errors.
   // An O_PATH descriptor or a memfd work; posix_spawn cannot do this
@@ -155,6 +169,11 @@ struct SpawnOptions {
   // saves creating and closing it when nothing will poll it.
   bool want_pidfd = true;
 };
+
+// poll(2)'s timeout for `nanos` from now: rounded up to whole milliseconds,
+// capped at INT_MAX (about 24 days), 0 if the time has passed. A plain cast of
+// a long Duration to int wraps, and a wrapped timeout spins.
+int PollTimeoutMs(int64_t nanos);
 
 // Starts `spec` by `method`. Returns once the child has exec'd (all methods
 // report an exec failure as an error, having reaped the failed child): a

@@ -7,17 +7,25 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/clone3.h"
 #include "lib/probes.h"
 #include "lib/runfiles.h"
 #include "lib/testing/hygiene.h"
@@ -273,6 +281,121 @@ TEST_P(SpawnTest, ResettingHandlersKeepsTheParentsOwnAndItsMask) {
   sigaction(SIGUSR1, &old, nullptr);
 }
 
+// A descriptor mapped onto itself ({fd, fd}) loses its close-on-exec flag in
+// the child, as posix_spawn_file_actions_adddup2 does since POSIX 2024.
+TEST_P(SpawnTest, ADescriptorMappedToItselfIsInherited) {
+  UniqueFd fd(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  ASSERT_TRUE(fd.valid());
+  SpawnOptions options;
+  options.fd_map.push_back({fd.get(), fd.get()});
+  absl::StatusOr<std::string> out =
+      ShellOutput(GetParam(), absl::StrCat("test -e /proc/self/fd/", fd.get(), " && echo yes"),
+                  options);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(*out, "yes\n");
+  // The parent's copy keeps its flag.
+  EXPECT_EQ(fcntl(fd.get(), F_GETFD), FD_CLOEXEC);
+}
+
+// A mapping whose target is the descriptor the spawn's own exec-error pipe
+// would get must not hide an exec failure (fork and clone3-cow report it on
+// that pipe).
+TEST_P(SpawnTest, AMappingOntoTheErrorPipeStillReportsAMissingProgram) {
+  UniqueFd devnull(open("/dev/null", O_WRONLY | O_CLOEXEC));
+  ASSERT_TRUE(devnull.valid());
+  // The two lowest free descriptors: a pipe made now would get them.
+  UniqueFd a(open("/dev/null", O_RDONLY | O_CLOEXEC)), b(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  ASSERT_TRUE(a.valid() && b.valid());
+  const int read_end = a.get(), write_end = b.get();
+  a.reset();
+  b.reset();
+  for (int target : {read_end, write_end}) {
+    SpawnOptions options;
+    options.fd_map.push_back({devnull.get(), target});
+    absl::StatusOr<Child> child =
+        Spawn(GetParam(), ExecSpec(TempPath("no-such-program"), {"x"}), options);
+    EXPECT_EQ(child.status().code(), absl::StatusCode::kNotFound)
+        << "target " << target << ": " << child.status();
+  }
+  devnull.reset();
+  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+}
+
+// A mapping that cannot be made is an error, by every method (posix_spawn's
+// file actions included), never a child started without it.
+TEST_P(SpawnTest, AnImpossibleMappingIsAnError) {
+  for (int from : {-1, 100000}) {
+    SpawnOptions options;
+    options.fd_map.push_back({from, 5});
+    absl::StatusOr<Child> child = Spawn(GetParam(), ExecSpec("/bin/true", {"true"}), options);
+    EXPECT_FALSE(child.ok()) << "from " << from;
+    if (!child.ok()) {
+      EXPECT_EQ(child.status().code(), absl::StatusCode::kFailedPrecondition)
+          << child.status();  // EBADF
+    }
+  }
+  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+}
+
+// default_signals: a parent that ignores SIGPIPE and blocks SIGUSR2 still
+// starts a child with nothing ignored and nothing blocked.
+TEST_P(SpawnTest, DefaultSignalsGiveTheChildAFreshStart) {
+  if (GetParam() == SpawnMethod::kClone3) {
+    if (absl::Status s = ProbeCloneClearSighand(); !s.ok()) GTEST_SKIP() << s;
+  }
+  struct sigaction ign = {}, old_pipe;
+  ign.sa_handler = SIG_IGN;
+  ASSERT_EQ(sigaction(SIGPIPE, &ign, &old_pipe), 0);
+  sigset_t usr2, old_mask;
+  sigemptyset(&usr2);
+  sigaddset(&usr2, SIGUSR2);
+  pthread_sigmask(SIG_BLOCK, &usr2, &old_mask);
+  SpawnOptions options;
+  options.default_signals = true;
+  absl::StatusOr<std::string> out =
+      ShellOutput(GetParam(), "grep -E '^Sig(Blk|Ign)' /proc/self/status", options);
+  SpawnOptions plain;
+  absl::StatusOr<std::string> inherited =
+      ShellOutput(GetParam(), "grep -E '^Sig(Blk|Ign)' /proc/self/status", plain);
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  sigaction(SIGPIPE, &old_pipe, nullptr);
+  ASSERT_TRUE(out.ok()) << out.status();
+  // Signals 32 and 33 are glibc's own (thread cancellation, setxid): its
+  // sigaction and posix_spawn leave them alone, and so do we.
+  std::vector<std::string> lines = absl::StrSplit(*out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u) << *out;
+  uint64_t blocked = 0, ignored = 0;
+  ASSERT_TRUE(absl::SimpleHexAtoi(absl::StripPrefix(lines[0], "SigBlk:\t"), &blocked)) << *out;
+  ASSERT_TRUE(absl::SimpleHexAtoi(absl::StripPrefix(lines[1], "SigIgn:\t"), &ignored)) << *out;
+  const uint64_t glibc_own = (uint64_t{1} << 31) | (uint64_t{1} << 32);
+  EXPECT_EQ(blocked & ~glibc_own, 0u) << *out;
+  EXPECT_EQ(ignored & ~glibc_own, 0u) << *out;
+  // Without the option the child inherits both (the bare primitive).
+  ASSERT_TRUE(inherited.ok()) << inherited.status();
+  EXPECT_NE(*inherited, *out);
+}
+
+TEST_P(SpawnTest, ANewProcessGroupIsLedByTheChild) {
+  SpawnOptions options;
+  options.new_process_group = true;
+  absl::StatusOr<std::string> out = ShellOutput(
+      GetParam(), "test \"$(cut -d' ' -f5 /proc/$$/stat)\" = $$ && echo leader", options);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(*out, "leader\n");
+}
+
+// A child that someone else reaped (waitpid(-1), a SIGCHLD handler) is let
+// go: its pid may be another process's by now, and must not be signalled.
+TEST_P(SpawnTest, AChildReapedElsewhereIsLetGo) {
+  absl::StatusOr<Child> child = Spawn(GetParam(), ExecSpec("/bin/true", {"true"}));
+  ASSERT_TRUE(child.ok()) << child.status();
+  int status;
+  ASSERT_EQ(waitpid(child->pid(), &status, 0), child->pid());
+  absl::StatusOr<ExitStatus> again = child->Wait();
+  EXPECT_FALSE(again.ok());
+  EXPECT_TRUE(child->reaped());
+}
+
 INSTANTIATE_TEST_SUITE_P(
     AllMethods, SpawnTest, ::testing::ValuesIn(AllSpawnMethods()),
     [](const ::testing::TestParamInfo<SpawnMethod>& info) {
@@ -288,6 +411,36 @@ TEST(SpawnMethodName, RoundTripsAndRejectsUnknownNames) {
   absl::StatusOr<SpawnMethod> bad = ParseSpawnMethod("spoon");
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(bad.status().message(), HasSubstr("spoon"));
+}
+
+// Without CLONE_VM the child runs on a copy of the caller's stack: the
+// function it calls must still find the stack aligned as the ABI says (16
+// bytes at the call), or SSE code (printf's "%f") faults.
+int ChildChecksItsStack(void*) {
+  const bool aligned = reinterpret_cast<uintptr_t>(__builtin_frame_address(0)) % 16 == 0;
+  char buf[32];
+  snprintf(buf, sizeof(buf), "%f", 1.5);
+  return aligned && std::string(buf) == "1.500000" ? 0 : 1;
+}
+
+TEST(Clone3, TheChildFunctionRunsOnAnAlignedStack) {
+  if (absl::Status s = ProbeClonePidfd(); !s.ok()) GTEST_SKIP() << s;
+  struct clone_args args = {};
+  args.exit_signal = SIGCHLD;
+  const long pid = spawnlab_clone3(&args, sizeof(args), ChildChecksItsStack, nullptr);
+  ASSERT_GT(pid, 0) << strerror(static_cast<int>(-pid));
+  int status;
+  ASSERT_EQ(waitpid(static_cast<pid_t>(pid), &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ExitStatus(status).ToString();
+}
+
+TEST(PollTimeoutMs, RoundsUpAndNeverWraps) {
+  EXPECT_EQ(PollTimeoutMs(-5), 0);
+  EXPECT_EQ(PollTimeoutMs(0), 0);
+  EXPECT_EQ(PollTimeoutMs(1), 1);
+  EXPECT_EQ(PollTimeoutMs(1000000), 2);
+  EXPECT_EQ(PollTimeoutMs(INT64_MAX), INT_MAX);
+  EXPECT_EQ(PollTimeoutMs(absl::ToInt64Nanoseconds(absl::InfiniteDuration())), INT_MAX);
 }
 
 TEST(ExitStatus, DescribesItself) {

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,7 +37,9 @@ absl::StatusOr<int> CountSyscalls(const ExecSpec& spec) {
     _exit(127);
   }
   close(report[1]);
-  Child child(pid, UniqueFd());  // killed and reaped on every early return
+  // Killed and reaped on every early return, through a pidfd where the kernel
+  // has them (a pid alone could be another process's if it were reaped).
+  Child child(pid, UniqueFd(static_cast<int>(syscall(SYS_pidfd_open, pid, 0))));
   int status;
   // The child stops with SIGTRAP after a successful execve (or exits).
   if (waitpid(pid, &status, 0) != pid) return absl::ErrnoToStatus(errno, "waitpid");
@@ -50,7 +53,8 @@ absl::StatusOr<int> CountSyscalls(const ExecSpec& spec) {
     return absl::InternalError(absl::StrCat(spec.path(), " did not stop after exec"));
   }
   if (ptrace(PTRACE_SETOPTIONS, pid, nullptr,
-             reinterpret_cast<void*>(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)) != 0) {
+             reinterpret_cast<void*>(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL |
+                                     PTRACE_O_TRACEEXEC)) != 0) {
     return absl::ErrnoToStatus(errno, "PTRACE_SETOPTIONS");
   }
   int stops = 0;  // syscall-entry and syscall-exit stops alternate
@@ -68,10 +72,20 @@ absl::StatusOr<int> CountSyscalls(const ExecSpec& spec) {
     if (WIFSTOPPED(status)) {
       if (WSTOPSIG(status) == (SIGTRAP | 0x80)) {
         ++stops;
+      } else if ((status >> 16) != 0) {
+        // A ptrace event (PTRACE_EVENT_EXEC: the program exec'd another, as
+        // `env` or a shell does): follow on; it is no signal to deliver.
+        // Without PTRACE_O_TRACEEXEC the kernel would raise a SIGTRAP here,
+        // and passing that on would kill the tracee.
       } else {
         pending_signal = WSTOPSIG(status);  // a real signal: deliver it
       }
     }
+  }
+  // A count from a program that was killed is not its count.
+  if (WIFSIGNALED(status)) {
+    return absl::AbortedError(absl::StrCat(spec.path(), " was killed by ",
+                                           ExitStatus(status).ToString(), " while traced"));
   }
   // Entries are every other stop; the last syscall (exit_group) has no exit
   // stop; the execve that started it all ran before tracing began.

@@ -3,6 +3,13 @@
 
 #include "lib/syscall_count.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
@@ -36,6 +43,31 @@ TEST(CountSyscalls, ADynamicProgramMakesMoreThanAStaticOne) {
   absl::StatusOr<int> d = CountSyscalls(ExecSpec(*dy, {*dy}));
   ASSERT_TRUE(s.ok() && d.ok()) << s.status() << d.status();
   EXPECT_GT(*d, *s);
+}
+
+// A program that execs another (env, a shell) is followed through the exec,
+// not killed by a SIGTRAP passed on to it.
+TEST(CountSyscalls, FollowsAProgramThatExecsAgain) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string marker = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/touched-by-env");
+  unlink(marker.c_str());
+  absl::StatusOr<int> direct = CountSyscalls(ExecSpec("/usr/bin/touch", {"touch", marker}));
+  if (absl::IsPermissionDenied(direct.status())) GTEST_SKIP() << direct.status();
+  ASSERT_TRUE(direct.ok()) << direct.status();
+  unlink(marker.c_str());
+  absl::StatusOr<int> via_env =
+      CountSyscalls(ExecSpec("/usr/bin/env", {"env", "touch", marker}));
+  ASSERT_TRUE(via_env.ok()) << via_env.status();
+  EXPECT_EQ(access(marker.c_str(), F_OK), 0) << "touch never ran";
+  EXPECT_GT(*via_env, *direct);  // env's own syscalls, then touch's
+}
+
+// A traced program that dies of a signal yields an error, not a count.
+TEST(CountSyscalls, AProgramKilledBySignalIsAnError) {
+  absl::StatusOr<int> n = CountSyscalls(ExecSpec("/bin/sh", {"sh", "-c", "kill -KILL $$"}));
+  if (absl::IsPermissionDenied(n.status())) GTEST_SKIP() << n.status();
+  EXPECT_FALSE(n.ok());
+  EXPECT_THAT(n.status().message(), ::testing::HasSubstr("signal 9"));
 }
 
 TEST(CountSyscalls, MissingProgramIsNotFound) {

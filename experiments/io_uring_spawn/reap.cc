@@ -7,12 +7,14 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cstring>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "lib/probes.h"
 
@@ -55,7 +57,12 @@ bool NeedsPidfds(ReapStrategy s) {
 Batch::~Batch() {
   for (size_t i = 0; i < pids_.size(); ++i) {
     if (reaped_[i]) continue;
-    kill(pids_[i], SIGKILL);
+    // Through the pidfd where there is one: it names this process and no
+    // other, whatever happened to the pid.
+    if (!pidfds_[i].valid() ||
+        syscall(SYS_pidfd_send_signal, pidfds_[i].get(), SIGKILL, nullptr, 0) != 0) {
+      kill(pids_[i], SIGKILL);
+    }
     int status;
     while (waitpid(pids_[i], &status, 0) < 0 && errno == EINTR) {
     }
@@ -138,6 +145,114 @@ absl::Status Reaper::ReapOne(Batch& batch, size_t index) {
   return CheckExit(batch.pid(index), status);
 }
 
+absl::Status Reaper::ReapAllByUring(Batch& batch) {
+  if (!has_ring_) return absl::FailedPreconditionError("the io_uring was torn down after an error");
+  const size_t n = batch.size();
+  // The kernel writes each child's siginfo here (WAITID) until its request
+  // completes: every request is completed or cancelled before this returns.
+  std::vector<siginfo_t> infos(n);
+  std::vector<bool> in_flight(n, false);
+  size_t pending = 0;
+  constexpr uint64_t kCancelTag = ~uint64_t{0};
+  // A completion: the kernel reaped the child (WAITID, res >= 0) or says it
+  // can be reaped (POLL); or an error, or -ECANCELED.
+  auto take = [&](struct io_uring_cqe* cqe, size_t* index, int* res) {
+    *index = static_cast<size_t>(io_uring_cqe_get_data64(cqe));
+    *res = cqe->res;
+    io_uring_cqe_seen(&ring_, cqe);
+    if (*index == kCancelTag) return false;
+    in_flight[*index] = false;
+    --pending;
+    if (strategy_ == ReapStrategy::kUringWaitid && *res >= 0) batch.MarkReaped(*index);
+    return true;
+  };
+  // Any early return: cancel what is still in flight and wait for every
+  // completion, so that nothing writes into `infos` after it is freed and no
+  // stale completion reaches the next batch.
+  auto finish = [&](absl::Status status) -> absl::Status {
+    if (pending == 0) return status;
+    for (size_t i = 0; i < n; ++i) {
+      if (!in_flight[i]) continue;
+      struct io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+      if (sqe == nullptr) break;  // cannot happen: the queue holds n entries
+      io_uring_prep_cancel64(sqe, i, 0);
+      io_uring_sqe_set_data64(sqe, kCancelTag);
+    }
+    io_uring_submit(&ring_);
+    while (pending > 0) {
+      struct io_uring_cqe* cqe;
+      struct __kernel_timespec ten_s = {10, 0};
+      int err = io_uring_wait_cqe_timeout(&ring_, &cqe, &ten_s);
+      if (err == -EINTR) continue;
+      if (err < 0) {
+        // The ring cannot be trusted any more: closing it makes the kernel
+        // cancel the rest. The Reaper refuses further batches.
+        io_uring_queue_exit(&ring_);
+        has_ring_ = false;
+        return status;
+      }
+      size_t index;
+      int res;
+      take(cqe, &index, &res);
+    }
+    return status;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    struct io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+    if (sqe == nullptr) {
+      return finish(absl::ResourceExhaustedError(absl::StrCat(
+          "io_uring submission queue full at child ", i, " of ", n)));
+    }
+    if (strategy_ == ReapStrategy::kUringPoll) {
+      io_uring_prep_poll_add(sqe, batch.pidfd(i), POLLIN);
+    } else {
+      // io_uring_prep_waitid(sqe, P_PID, pid, &info, WEXITED, 0), by hand:
+      // the kernel reads idtype from len, the id from fd, the options from
+      // file_index and the siginfo pointer from addr2.
+      memset(sqe, 0, sizeof(*sqe));
+      sqe->opcode = kIoringOpWaitid;
+      sqe->fd = batch.pid(i);
+      sqe->len = P_PID;
+      sqe->file_index = WEXITED;
+      sqe->addr2 = reinterpret_cast<uintptr_t>(&infos[i]);
+    }
+    io_uring_sqe_set_data64(sqe, i);
+    in_flight[i] = true;
+    ++pending;
+  }
+  int submitted = io_uring_submit(&ring_);
+  if (submitted < 0) {
+    // Nothing reached the kernel: nothing is in flight.
+    io_uring_queue_exit(&ring_);
+    has_ring_ = false;
+    return absl::ErrnoToStatus(-submitted, "io_uring_submit");
+  }
+  while (batch.reaped() < n) {
+    struct io_uring_cqe* cqe;
+    struct __kernel_timespec ten_s = {10, 0};
+    int err = io_uring_wait_cqe_timeout(&ring_, &cqe, &ten_s);
+    if (err == -EINTR) continue;
+    if (err == -ETIME) return finish(absl::DeadlineExceededError("no child exited in 10 s"));
+    if (err < 0) return finish(absl::ErrnoToStatus(-err, "io_uring_wait_cqe"));
+    size_t i;
+    int res;
+    if (!take(cqe, &i, &res)) continue;
+    if (res < 0) {
+      return finish(absl::ErrnoToStatus(
+          -res, absl::StrCat(ReapStrategyName(strategy_), " for ", batch.pid(i))));
+    }
+    if (strategy_ == ReapStrategy::kUringPoll) {
+      if (absl::Status s = ReapOne(batch, i); !s.ok()) return finish(s);
+    } else if (infos[i].si_pid != batch.pid(i) || infos[i].si_code != CLD_EXITED ||
+               infos[i].si_status != 0) {
+      return finish(absl::InternalError(
+          absl::StrCat("waitid for ", batch.pid(i), " reported pid ", infos[i].si_pid, " code ",
+                       infos[i].si_code, " status ", infos[i].si_status)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Reaper::ReapAll(Batch& batch) {
   const size_t n = batch.size();
   switch (strategy_) {
@@ -176,6 +291,14 @@ absl::Status Reaper::ReapAll(Batch& batch) {
       return absl::OkStatus();
 
     case ReapStrategy::kEpollPidfd: {
+      // Whatever way this returns, no pidfd of this batch stays in the set,
+      // where its readiness would reach the next batch under the same index.
+      std::vector<bool> registered(n, false);
+      absl::Cleanup unregister = [&] {
+        for (size_t i = 0; i < n; ++i) {
+          if (registered[i]) epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, batch.pidfd(i), nullptr);
+        }
+      };
       for (size_t i = 0; i < n; ++i) {
         struct epoll_event ev = {};
         ev.events = EPOLLIN;
@@ -183,6 +306,7 @@ absl::Status Reaper::ReapAll(Batch& batch) {
         if (epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, batch.pidfd(i), &ev) != 0) {
           return absl::ErrnoToStatus(errno, "epoll_ctl ADD pidfd");
         }
+        registered[i] = true;
       }
       std::vector<struct epoll_event> events(n);
       while (batch.reaped() < n) {
@@ -193,6 +317,7 @@ absl::Status Reaper::ReapAll(Batch& batch) {
         for (int e = 0; e < ready; ++e) {
           const size_t i = events[e].data.u64;
           epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, batch.pidfd(i), nullptr);
+          registered[i] = false;
           if (absl::Status s = ReapOne(batch, i); !s.ok()) return s;
         }
       }
@@ -200,54 +325,8 @@ absl::Status Reaper::ReapAll(Batch& batch) {
     }
 
     case ReapStrategy::kUringPoll:
-    case ReapStrategy::kUringWaitid: {
-      std::vector<siginfo_t> infos(n);
-      for (size_t i = 0; i < n; ++i) {
-        struct io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
-        if (sqe == nullptr) return absl::ResourceExhaustedError("io_uring submission queue full");
-        if (strategy_ == ReapStrategy::kUringPoll) {
-          io_uring_prep_poll_add(sqe, batch.pidfd(i), POLLIN);
-        } else {
-          // io_uring_prep_waitid(sqe, P_PID, pid, &info, WEXITED, 0), by hand:
-          // the kernel reads idtype from len, the id from fd, the options from
-          // file_index and the siginfo pointer from addr2.
-          memset(sqe, 0, sizeof(*sqe));
-          sqe->opcode = kIoringOpWaitid;
-          sqe->fd = batch.pid(i);
-          sqe->len = P_PID;
-          sqe->file_index = WEXITED;
-          sqe->addr2 = reinterpret_cast<uintptr_t>(&infos[i]);
-        }
-        io_uring_sqe_set_data64(sqe, i);
-      }
-      int submitted = io_uring_submit(&ring_);
-      if (submitted < 0) return absl::ErrnoToStatus(-submitted, "io_uring_submit");
-      while (batch.reaped() < n) {
-        struct io_uring_cqe* cqe;
-        int err = io_uring_wait_cqe(&ring_, &cqe);
-        if (err == -EINTR) continue;
-        if (err < 0) return absl::ErrnoToStatus(-err, "io_uring_wait_cqe");
-        const size_t i = io_uring_cqe_get_data64(cqe);
-        const int res = cqe->res;
-        io_uring_cqe_seen(&ring_, cqe);
-        if (res < 0) {
-          return absl::ErrnoToStatus(-res, absl::StrCat(ReapStrategyName(strategy_), " for ",
-                                                        batch.pid(i)));
-        }
-        if (strategy_ == ReapStrategy::kUringPoll) {
-          if (absl::Status s = ReapOne(batch, i); !s.ok()) return s;
-        } else {
-          batch.MarkReaped(i);  // the kernel reaped it
-          if (infos[i].si_pid != batch.pid(i) || infos[i].si_code != CLD_EXITED ||
-              infos[i].si_status != 0) {
-            return absl::InternalError(absl::StrCat("waitid for ", batch.pid(i), " reported pid ",
-                                                    infos[i].si_pid, " code ", infos[i].si_code,
-                                                    " status ", infos[i].si_status));
-          }
-        }
-      }
-      return absl::OkStatus();
-    }
+    case ReapStrategy::kUringWaitid:
+      return ReapAllByUring(batch);
   }
   return absl::InvalidArgumentError("unknown strategy");
 }

@@ -83,6 +83,7 @@ class Reaper {
  private:
   Reaper(ReapStrategy s) : strategy_(s) {}
   absl::Status ReapOne(Batch& batch, size_t index);  // waitpid on an exited child
+  absl::Status ReapAllByUring(Batch& batch);        // uring-poll, uring-waitid
 
   ReapStrategy strategy_;
   UniqueFd epoll_, signalfd_;

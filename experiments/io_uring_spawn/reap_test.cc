@@ -4,6 +4,8 @@
 
 #include "experiments/io_uring_spawn/reap.h"
 
+#include <unistd.h>
+
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
@@ -55,6 +57,38 @@ TEST_P(ReapTest, AFailedChildIsReportedAndStillReaped) {
     ASSERT_TRUE(batch.ok());
     EXPECT_FALSE((*reaper)->ReapAll(*batch).ok());
   }  // the Batch reaps what the reaper left
+  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+}
+
+// An error on the first child while the others are still running: the
+// requests still in flight are cancelled and drained before ReapAll returns,
+// so the next batch on the same Reaper sees none of their completions.
+TEST_P(ReapTest, AnErrorMidBatchLeavesTheReaperClean) {
+  absl::StatusOr<std::unique_ptr<Reaper>> reaper = Reaper::Create(GetParam(), 8);
+  if (!reaper.ok()) GTEST_SKIP() << reaper.status();
+  absl::StatusOr<std::string> child = Runfile("lib/children/minimal_child");
+  ASSERT_TRUE(child.ok());
+  testing::Hygiene hygiene;
+  const bool pidfds = NeedsPidfds(GetParam());
+  {
+    absl::StatusOr<Batch> failing = SpawnBatch(*child, {*child, "-", "3"}, 1, pidfds);
+    ASSERT_TRUE(failing.ok()) << failing.status();
+    absl::StatusOr<Batch> slow = SpawnBatch("/bin/sleep", {"sleep", "0.3"}, 3, pidfds);
+    ASSERT_TRUE(slow.ok()) << slow.status();
+    Batch batch = *std::move(failing);
+    for (size_t i = 0; i < slow->size(); ++i) {
+      batch.Add(slow->pid(i), pidfds ? UniqueFd(dup(slow->pidfd(i))) : UniqueFd());
+      slow->MarkReaped(i);  // handed over to `batch`
+    }
+    EXPECT_FALSE((*reaper)->ReapAll(batch).ok());
+  }  // the Batch kills and reaps what the reaper left
+  for (int round = 0; round < 2; ++round) {
+    absl::StatusOr<Batch> next = SpawnBatch(*child, {*child}, 4, pidfds);
+    ASSERT_TRUE(next.ok()) << next.status();
+    absl::Status s = (*reaper)->ReapAll(*next);
+    EXPECT_TRUE(s.ok()) << "round " << round << ": " << s;
+    EXPECT_EQ(next->reaped(), 4u);
+  }
   EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
 }
 

@@ -39,23 +39,9 @@ absl::StatusOr<SpawnerDriver> SpawnerDriver::Start(const std::string& spawner,
 
 absl::Status SpawnerDriver::Send(absl::string_view request) {
   // A spawner that died leaves a pipe with no reader: EPIPE, not a SIGPIPE
-  // that would kill the bench. Block SIGPIPE around the write and consume the
-  // one the write raised, as a library must (the caller's disposition stays).
-  sigset_t pipe_only, old;
-  sigemptyset(&pipe_only);
-  sigaddset(&pipe_only, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
-  ssize_t n;
-  do {
-    n = write(process_.stdin_fd(), request.data(), request.size());
-  } while (n < 0 && errno == EINTR);
+  // that would kill the bench.
+  const ssize_t n = WriteWithoutSigpipe(process_.stdin_fd(), request.data(), request.size());
   const int saved = errno;
-  if (n < 0 && saved == EPIPE) {
-    const struct timespec zero = {0, 0};
-    while (sigtimedwait(&pipe_only, nullptr, &zero) == SIGPIPE) {
-    }
-  }
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (n < 0 && saved == EPIPE) return absl::UnavailableError("the spawner has exited");
   if (n != static_cast<ssize_t>(request.size())) {
     return absl::ErrnoToStatus(saved, "write to the spawner");
