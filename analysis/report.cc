@@ -27,12 +27,14 @@ std::string Cell(absl::string_view s) {
 std::string ShortRevision(const ResultsFile& f) {
   auto it = f.context.find("git.revision");
   if (it == f.context.end()) return "unknown";
-  return it->second.substr(0, 12);
+  return Cell(it->second.substr(0, 12));
 }
 
+// A context value, made safe for a table cell (a '|' or a newline in a CPU
+// model or a process name would break the table).
 std::string Ctx(const ResultsFile& f, const char* key) {
   auto it = f.context.find(key);
-  return it == f.context.end() ? "—" : it->second;
+  return it == f.context.end() ? "—" : Cell(it->second);
 }
 
 bool Quick(const ResultsFile& f) { return Ctx(f, "spawnlab.quick") == "true"; }
@@ -54,16 +56,16 @@ std::string RunConditions(const ResultsFile& f) {
       " (", Ctx(f, "run.seconds"), " s) |\n", "| load average before, after | ",
       Ctx(f, "run.loadavg_before"), "; ", Ctx(f, "run.loadavg_after"), " |\n",
       "| CPU used by other processes | ", Ctx(f, "run.other_cpu_cores"), " cores |\n",
-      "| busiest other processes | ", Cell(Ctx(f, "run.busiest_others")), " |\n",
+      "| busiest other processes | ", Ctx(f, "run.busiest_others"), " |\n",
       "| steal, iowait | ", Ctx(f, "run.steal_pct"), "%, ", Ctx(f, "run.iowait_pct"), "% |\n",
       "| the bench's involuntary context switches | ", Ctx(f, "run.involuntary_switches"),
-      " |\n", "| bench lock | ", Cell(Ctx(f, "run.lock")), " |\n");
+      " |\n", "| bench lock | ", Ctx(f, "run.lock"), " |\n");
   if (Ctx(f, "spawnlab.canary.row") != "—") {
     absl::StrAppend(&out, "| drift canary | `", Ctx(f, "spawnlab.canary.row"), "` moved ",
                     Ctx(f, "spawnlab.canary.drift_pct"), "% (last half against first half of ",
                     "its rounds) |\n");
   }
-  absl::StrAppend(&out, "| noisy | ", Cell(Ctx(f, "run.noisy")),
+  absl::StrAppend(&out, "| noisy | ", Ctx(f, "run.noisy"),
                   " (thresholds: README, \"Noisy runs\") |\n\n");
   return out;
 }
@@ -380,7 +382,7 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& files) {
   std::string out = "## Across kernels and hosts\n\nMedians; each column is one results file.\n\n| row |";
   std::string rule = "|---|";
   for (const ResultsFile* f : files) {
-    absl::StrAppend(&out, " ", f->kernel(), " on ", f->host(), Quick(*f) ? " (quick)" : "", " |");
+    absl::StrAppend(&out, " ", Cell(f->kernel()), " on ", Cell(f->host()), Quick(*f) ? " (quick)" : "", " |");
     absl::StrAppend(&rule, "---:|");
   }
   absl::StrAppend(&out, "\n", rule, "\n");
@@ -415,7 +417,7 @@ std::string ExperimentReport(const std::string& experiment,
   absl::StrAppend(&out, "Times are per operation. *median*, *min*, *stddev* and *cv* are over the ",
                   "*n* repetitions of each row; compare rows within one run.\n\n");
   for (const ResultsFile* f : files) {
-    absl::StrAppend(&out, "## ", f->kernel(), " on ", f->host(), Quick(*f) ? " (quick run)" : "",
+    absl::StrAppend(&out, "## ", Cell(f->kernel()), " on ", Cell(f->host()), Quick(*f) ? " (quick run)" : "",
                     "\n\n", "From `", f->path, "`, git ", ShortRevision(*f),
                     ", ", Ctx(*f, "cpu.model"), ", ", Ctx(*f, "virtualization"), ".\n\n");
     if (Quick(*f)) {
@@ -448,10 +450,10 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
     auto& m = machines[{f->kernel(), f->host()}];
     if (m.first.empty()) {
       m.first = absl::StrCat(
-          "| ", f->kernel(), " | ", f->host(), " | ", Cell(Ctx(*f, "cpu.model")), " | ",
-          Ctx(*f, "cpu.online"), " | ", Cell(Ctx(*f, "virtualization")), " | ",
+          "| ", Cell(f->kernel()), " | ", Cell(f->host()), " | ", Ctx(*f, "cpu.model"), " | ",
+          Ctx(*f, "cpu.online"), " | ", Ctx(*f, "virtualization"), " | ",
           Ctx(*f, "thp.enabled"), " | ", Ctx(*f, "aslr"), " | ", Ctx(*f, "glibc"), " | ",
-          Cell(Ctx(*f, "compiler")), " | ");
+          Ctx(*f, "compiler"), " | ");
     }
     m.second.insert(ShortRevision(*f));
   }
@@ -468,15 +470,15 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
       if (s.measured()) ++measured;
       if (!s.skipped.empty()) {
         ++skip;
-        absl::StrAppend(&skipped, "| ", f->experiment(), " | ", f->kernel(), " | `", s.name,
+        absl::StrAppend(&skipped, "| ", Cell(f->experiment()), " | ", Cell(f->kernel()), " | `", s.name,
                         "` | ", Cell(s.skipped), " |\n");
       }
       if (!s.error.empty()) ++failed;
     }
-    absl::StrAppend(&out, "| ", f->experiment(), " | ", f->kernel(), " | ", f->host(), " | ",
+    absl::StrAppend(&out, "| ", Cell(f->experiment()), " | ", Cell(f->kernel()), " | ", Cell(f->host()), " | ",
                     Quick(*f) ? "quick" : "full", " | ", Ctx(*f, "run.start"), " | ",
                     Ctx(*f, "run.end"), " | ", Cell(NoisyMark(*f)), " | ", f->series.size(), " | ", measured,
-                    " | ", skip, " | ", failed, " | [", f->experiment(), ".md](", f->experiment(),
+                    " | ", skip, " | ", failed, " | [", Cell(f->experiment()), ".md](", Cell(f->experiment()),
                     ".md) |\n");
   }
   absl::StrAppend(&out, "\n## Skipped rows\n\n");

@@ -113,6 +113,37 @@ TEST(Report, BadFilesAreNamedAndTheRestStillReported) {
   EXPECT_THAT(Read(out + "/clone3.md"), HasSubstr("fork"));
 }
 
+// What a results folder may hold besides good files: a file that would once
+// have crashed the report (type confusion, nesting 200,000 deep), a FIFO
+// (never opened: no hang), a link loop, and context strings with '|' and
+// newlines (escaped: the tables stay tables). The good file is still
+// reported, each bad one named, and the exit code is 1.
+TEST(Report, HostileResultsFoldersAreSurvived) {
+  const std::string results = Tmp("hostile");
+  const std::string k = results + "/k/h";
+  std::filesystem::create_directories(k);
+  std::string good = Read(Good() + "/6.1.0-test/clone3.json");
+  const std::string model = "\"cpu.model\": \"Test CPU\"";
+  ASSERT_NE(good.find(model), std::string::npos);
+  good.replace(good.find(model), model.size(), "\"cpu.model\": \"Evil | CPU\\nsecond line\"");
+  std::ofstream(k + "/clone3.json") << good;
+  std::ofstream(k + "/confused.json")
+      << R"({"benchmarks":[{"name":"a/b:c","family_index":0,"per_family_instance_index":"x",)"
+      << R"("aggregate_unit":7,"run_type":"iteration","real_time":1,"time_unit":"ns"}]})";
+  std::ofstream(k + "/deep.json") << "{\"context\":{\"x\":" << std::string(200000, '[')
+                                  << std::string(200000, ']') << "},\"benchmarks\":[]}";
+  ASSERT_EQ(mkfifo((k + "/fifo.json").c_str(), 0644), 0);
+  std::filesystem::create_directory_symlink("..", k + "/loop");
+  const std::string out = Tmp("reports-hostile");
+  EXPECT_EQ(RunReport(results, out), 1);
+  const std::string index = Read(out + "/README.md");
+  EXPECT_THAT(index, HasSubstr("deep.json"));
+  EXPECT_THAT(index, HasSubstr("nested"));
+  EXPECT_THAT(index, HasSubstr("Evil \\| CPU second line"));
+  EXPECT_THAT(index, ::testing::Not(HasSubstr("Evil | CPU")));
+  EXPECT_THAT(Read(out + "/clone3.md"), HasSubstr("fork"));
+}
+
 TEST(Report, RemovesStaleGeneratedFilesOnly) {
   const std::string out = Tmp("reports3");
   ASSERT_EQ(mkdir(out.c_str(), 0755), 0);

@@ -101,7 +101,27 @@ const Series* ResultsFile::Find(absl::string_view name) const {
   return nullptr;
 }
 
+namespace {
+absl::StatusOr<ResultsFile> ParseResultsUnguarded(absl::string_view text, absl::string_view path);
+}  // namespace
+
+// The boundary: whatever the input, a Status, never an exception (nlohmann's
+// accessors throw on a type they did not expect) and never a crash.
 absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_view path) {
+  try {
+    return ParseResultsUnguarded(text, path);
+  } catch (const std::exception& e) {
+    return Bad(path, absl::StrCat("malformed: ", e.what()));
+  }
+}
+
+namespace {
+
+absl::StatusOr<ResultsFile> ParseResultsUnguarded(absl::string_view text, absl::string_view path) {
+  if (const int depth = spawnlab::JsonNestingDepth(text); depth > spawnlab::kMaxJsonDepth) {
+    return Bad(path, absl::StrCat("nested ", depth, " levels deep (at most ",
+                                  spawnlab::kMaxJsonDepth, "): not a results file"));
+  }
   nlohmann::json doc = spawnlab::ParseBenchmarkJson(text);
   if (doc.is_discarded()) {
     return Bad(path, text.empty() ? "empty file" : "not valid JSON (truncated or corrupt?)");
@@ -149,8 +169,10 @@ absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_vi
       s.parsed = *parsed;
       s.order = static_cast<double>(out.series.size());
       if (row.contains("family_index") && row["family_index"].is_number()) {
+        const bool has_instance =
+            row.contains("per_family_instance_index") && row["per_family_instance_index"].is_number();
         s.order = row["family_index"].get<double>() * 1e6 +
-                  row.value("per_family_instance_index", 0.0);
+                  (has_instance ? row["per_family_instance_index"].get<double>() : 0.0);
       }
       out.series.push_back(std::move(s));
     }
@@ -166,7 +188,9 @@ absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_vi
       }
       continue;
     }
-    if (*aggregate == "cv" || row.value("aggregate_unit", "time") == "percentage") continue;
+    const bool percentage = row.contains("aggregate_unit") && row["aggregate_unit"].is_string() &&
+                            row["aggregate_unit"].get<std::string>() == "percentage";
+    if (*aggregate == "cv" || percentage) continue;
     if (!row.contains("real_time") || !row["real_time"].is_number()) {
       return Bad(path, absl::StrCat(where, " (", label, ") has no numeric real_time"));
     }
@@ -196,6 +220,8 @@ absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_vi
                    [](const Series& a, const Series& b) { return a.order < b.order; });
   return out;
 }
+
+}  // namespace
 
 absl::StatusOr<ResultsFile> LoadResultsFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -2,6 +2,8 @@
 
 #include "lib/benchmark_json.h"
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 
 namespace spawnlab {
@@ -40,7 +42,30 @@ std::string NullNonFinite(absl::string_view text) {
   return out;
 }
 
+int JsonNestingDepth(absl::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 nlohmann::json ParseBenchmarkJson(absl::string_view text) {
+  if (JsonNestingDepth(text) > kMaxJsonDepth) return nlohmann::json(nlohmann::json::value_t::discarded);
   const std::string cleaned = NullNonFinite(text);
   return nlohmann::json::parse(cleaned, nullptr, /*allow_exceptions=*/false);
 }

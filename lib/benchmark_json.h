@@ -21,8 +21,15 @@
 namespace spawnlab {
 
 // The parsed document, or a discarded value (is_discarded()) if `text` is
-// not JSON even with the non-finite tokens read as null.
+// not JSON even with the non-finite tokens read as null, or if it nests
+// deeper than kMaxJsonDepth (a results file nests 3 levels; printing or
+// copying a value 200,000 levels deep would overflow the stack).
 nlohmann::json ParseBenchmarkJson(absl::string_view text);
+
+inline constexpr int kMaxJsonDepth = 64;
+
+// The deepest nesting of arrays and objects in `text` (outside strings).
+int JsonNestingDepth(absl::string_view text);
 
 // `text` with bare NaN/Infinity tokens outside strings replaced by null.
 std::string NullNonFinite(absl::string_view text);
