@@ -13,7 +13,10 @@ Usage, in experiments/foo/BUILD.bazel:
 
 gives `:bench` (bazel run //experiments/foo:bench) and `:bench_smoke_test`,
 which runs it with --quick, validates its JSON, and checks that some row's name
-matches each regular expression in `expect`.
+matches each regular expression in `expect` and that one such row was measured.
+For rows that need a feature, write "REGEX if probe.KEY" (a key of the
+context's probe record, lib/probes.h): measured where the probe passed,
+skipped where it failed.
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_test")
@@ -34,7 +37,7 @@ def spawnlab_bench(name, srcs, deps = [], data = [], expect = [], smoke_timeout_
         args = [
             "$(rootpath :%s)" % name,
             "--timeout_s=%d" % smoke_timeout_s,
-        ] + ["--expect=%s" % e for e in expect],
+        ] + ["'--expect=%s'" % e for e in expect],
         data = [":" + name],
         deps = ["//lib/testing:bench_smoke_test"],
         # A smoke test asserts nothing about speed, but a parallel test could

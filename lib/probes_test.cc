@@ -4,7 +4,12 @@
 
 #include "lib/probes.h"
 
+#include <errno.h>
+#include <linux/io_uring.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <cstdio>
 
@@ -33,9 +38,27 @@ TEST(Probes, EveryProbeAnswersWithAReasonWhenItFails) {
   EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
 }
 
-TEST(Probes, AnswersAreCachedAndStable) {
-  EXPECT_EQ(ProbeClone3(), ProbeClone3());
-  EXPECT_EQ(ProbeIoUring(), ProbeIoUring());
+// Each probe against an attempt of its own, made here by raw syscall: a
+// probe that said "missing" for a call the kernel takes (or the reverse)
+// fails this. ENOSYS is "the kernel lacks it"; anything else means the call
+// exists (clone3 with size 0 is EINVAL; pidfd_open(-1) is EINVAL).
+bool SyscallExists(long nr, long a0, long a1) {
+  errno = 0;
+  const long r = syscall(nr, a0, a1);
+  if (r >= 0) close(static_cast<int>(r));
+  return !(r < 0 && (errno == ENOSYS || errno == EPERM));
+}
+
+TEST(Probes, EachAgreesWithADirectAttempt) {
+  EXPECT_EQ(ProbeClone3().ok(), SyscallExists(SYS_clone3, 0, 0)) << ProbeClone3();
+  EXPECT_EQ(ProbePidfdOpen().ok(), SyscallExists(SYS_pidfd_open, getpid(), 0)) << ProbePidfdOpen();
+  EXPECT_EQ(ProbeMemfdCreate().ok(),
+            SyscallExists(SYS_memfd_create, reinterpret_cast<long>("probe-check"), MFD_CLOEXEC))
+      << ProbeMemfdCreate();
+  // io_uring_setup(0 entries) is EINVAL where the call exists; io_uring_disabled=2 is EPERM.
+  struct io_uring_params params = {};
+  EXPECT_EQ(ProbeIoUring().ok(), SyscallExists(SYS_io_uring_setup, 1, reinterpret_cast<long>(&params)))
+      << ProbeIoUring();
 }
 
 TEST(Probes, Clone3MatchesTheKernelRelease) {

@@ -1,10 +1,12 @@
 // bench_smoke_test.cc: the smoke test every bench gets from spawnlab_bench().
 //
-//   bench_smoke_test BENCH [--expect=REGEX ...]
+//   bench_smoke_test BENCH [--expect=REGEX ...] [--expect="REGEX if probe.KEY" ...]
 //
 // Runs BENCH --quick (killed after --timeout_s), validates its JSON with
 // ValidateBenchJson, and checks that for each REGEX some row's name (without
-// Google Benchmark's own segments) matches it in full.
+// Google Benchmark's own segments) matches it in full, and that one such row
+// was measured, not skipped; with "if probe.KEY", measured where the run's
+// context says that probe passed, and skipped where it failed.
 
 #include <string>
 #include <vector>
@@ -33,16 +35,46 @@ TEST(BenchSmoke, QuickRunWritesValidJson) {
   ASSERT_TRUE(json.ok()) << json.status();
   absl::Status valid = spawnlab::testing::ValidateBenchJson(*json);
   EXPECT_TRUE(valid.ok()) << valid;
-  for (const std::string& pattern : expected) {
+  for (const std::string& expectation : expected) {
+    // "REGEX if probe.KEY": the rows depend on a kernel or machine feature.
+    // Where the run's context says the probe passed ("ok"), one must be
+    // measured; where it failed, every one must be skipped (with the reason).
+    std::string pattern = expectation, probe;
+    if (const size_t at = expectation.find(" if "); at != std::string::npos) {
+      pattern = expectation.substr(0, at);
+      probe = expectation.substr(at + 4);
+    }
+    bool feature_present = true;
+    if (!probe.empty()) {
+      const nlohmann::json& context = (*json)["context"];
+      ASSERT_TRUE(context.contains(probe) && context[probe].is_string())
+          << "the context records no " << probe;
+      feature_present = context[probe].get<std::string>() == "ok";
+    }
     RE2 re(pattern);
     ASSERT_TRUE(re.ok()) << pattern << ": " << re.error();
-    bool found = false;
+    // A skipped row proves nothing ran: each pattern needs a row that was
+    // measured. (Patterns list alternatives, so one that every kernel has,
+    // such as waitpid beside uring-waitid, satisfies it on an old kernel.)
+    bool found = false, measured = false;
     for (const nlohmann::json& row : (*json)["benchmarks"]) {
       absl::StatusOr<spawnlab::BenchName> name =
           spawnlab::ParseBenchName(row.value("run_name", ""));
-      if (name.ok() && RE2::FullMatch(name->canonical, re)) found = true;
+      if (!name.ok() || !RE2::FullMatch(name->canonical, re)) continue;
+      found = true;
+      const bool error = row.contains("error_occurred") && row["error_occurred"].is_boolean() &&
+                         row["error_occurred"].get<bool>();
+      if (!error && row.contains("real_time") && row["real_time"].is_number() &&
+          row["real_time"].get<double>() > 0) {
+        measured = true;
+      }
     }
     EXPECT_TRUE(found) << "no row matches " << pattern;
+    if (feature_present) {
+      EXPECT_TRUE(!found || measured) << "every row matching " << pattern << " was skipped";
+    } else {
+      EXPECT_FALSE(measured) << pattern << " measured although " << probe << " failed";
+    }
   }
 }
 
