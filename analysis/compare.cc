@@ -7,6 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
 #include "analysis/claims.h"
 #include "analysis/stats.h"
@@ -145,6 +146,71 @@ std::string FormatRatioComparison(const RatioComparison& c, const spawnlab::Rati
                   absl::StrFormat("%.1f%%", c.median_abs_change * 100), ", ", c.over_5pct,
                   " moved more than 5%, ", c.over_10pct, " more than 10%.\n");
   return out;
+}
+
+Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsFile& new_file,
+                                     const nlohmann::json& old_doc, const nlohmann::json& new_doc,
+                                     std::optional<spawnlab::RatioBaseline> by) {
+  Reproducibility r;
+  if (!by.has_value()) {
+    auto it = old_file.context.find("spawnlab.ratio_baseline");
+    if (it != old_file.context.end()) {
+      std::vector<std::string> dv = absl::StrSplit(it->second, absl::MaxSplits(':', 1));
+      if (dv.size() == 2) by = spawnlab::RatioBaseline{dv[0], dv[1]};
+    }
+  }
+  if (by.has_value()) {
+    RatioComparison rc = CompareRatios(old_doc, new_doc, *by);
+    r.ratios = static_cast<int>(rc.rows.size());
+    r.ratios_over_10pct = rc.over_10pct;
+    r.median_ratio_change = rc.median_abs_change;
+  }
+  Comparison c = CompareResults(old_file, new_file);
+  std::vector<double> changes;
+  for (const CompareRow& row : c.rows) {
+    changes.push_back(std::fabs(row.change));
+    if (std::isnan(row.p_value) || row.old_n < kMinRepetitionsForUTest ||
+        row.new_n < kMinRepetitionsForUTest) {
+      continue;
+    }
+    ++r.rows_tested;
+    r.rows_different += row.p_value < 0.05;
+  }
+  if (!changes.empty()) r.median_row_change = spawnlab::Median(changes);
+  auto noisy = [](const ResultsFile& f) {
+    auto it = f.context.find("run.noisy");
+    return it != f.context.end() && absl::StartsWith(it->second, "yes");
+  };
+  r.noisy = noisy(old_file) || noisy(new_file);
+  const bool ratios_ok = r.ratios == 0 || (r.median_ratio_change <= 0.02 &&
+                                           (r.ratios_over_10pct == 0 || r.noisy));
+  const bool rows_ok = r.rows_tested > 0 && r.rows_different <= 0.05 * r.rows_tested;
+  r.meets_targets = ratios_ok && rows_ok;
+  auto pct = [](double x) { return std::isnan(x) ? std::string("—") : absl::StrFormat("%.1f%%", x * 100); };
+  std::string t = "| figure | measured | target |\n|---|---:|---:|\n";
+  if (r.ratios > 0) {
+    absl::StrAppend(&t, "| median change of the ", r.ratios, " key ratios (", by->dimension,
+                    " / ", by->value, ", paired within rounds) | ", pct(r.median_ratio_change),
+                    " | ≤ 2% |\n", "| key ratios that moved more than 10% | ",
+                    r.ratios_over_10pct, " of ", r.ratios, " | none unless noisy |\n");
+  } else {
+    absl::StrAppend(&t, "| key ratios | none declared (no ratio baseline) | — |\n");
+  }
+  absl::StrAppend(&t, "| rows the U test calls different (raw times) | ", r.rows_different, " of ",
+                  r.rows_tested,
+                  r.rows_tested > 0
+                      ? absl::StrFormat(" (%.1f%%)", 100.0 * r.rows_different / r.rows_tested)
+                      : std::string(),
+                  " | ≤ 5% |\n", "| median change of the rows' medians (raw) | ",
+                  pct(r.median_row_change), " | — |\n", "| either run marked noisy | ",
+                  r.noisy ? "yes" : "no", " | — |\n");
+  r.table = absl::StrCat(t, "\n",
+                         r.meets_targets ? "Reproducible: the two runs agree within the targets."
+                                         : "Not reproducible within the targets on this machine "
+                                           "now: run again at a quieter moment, or believe only "
+                                           "what both runs say.",
+                         "\n");
+  return r;
 }
 
 }  // namespace analysis

@@ -10,6 +10,8 @@
 #ifndef SPAWNLAB_ANALYSIS_COMPARE_H_
 #define SPAWNLAB_ANALYSIS_COMPARE_H_
 
+#include <cmath>
+#include <optional>
 #include <string>
 
 #include "analysis/results.h"
@@ -58,6 +60,25 @@ struct RatioComparison {
 RatioComparison CompareRatios(const nlohmann::json& old_doc, const nlohmann::json& new_doc,
                               const spawnlab::RatioBaseline& by);
 std::string FormatRatioComparison(const RatioComparison& c, const spawnlab::RatioBaseline& by);
+
+// How far two runs of the same code agree: the reproducibility table of the
+// README, against its targets (median key-ratio change at most 2%, no key
+// ratio moving more than 10% unless a run is marked noisy, at most 5% of rows
+// called different by the U test). The key ratios are those of the files'
+// `spawnlab.ratio_baseline` context (or `by`, if given); a bench without one
+// is judged on its rows alone. Returns the markdown table and a verdict line.
+struct Reproducibility {
+  int ratios = 0, ratios_over_10pct = 0;
+  double median_ratio_change = std::nan("");  // NaN: no key ratios
+  int rows_tested = 0, rows_different = 0;
+  double median_row_change = std::nan("");
+  bool noisy = false;  // either run marked noisy
+  bool meets_targets = false;
+  std::string table;
+};
+Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsFile& new_file,
+                                     const nlohmann::json& old_doc, const nlohmann::json& new_doc,
+                                     std::optional<spawnlab::RatioBaseline> by = std::nullopt);
 
 }  // namespace analysis
 

@@ -7,6 +7,10 @@
 // instead (each row over its vfork row, paired within rounds): figures the
 // machine's drift between the runs does not move. Relative paths are taken
 // from the directory bazel run was started in.
+//
+// --self_check: the two files are two runs of the same code (see `bazel run
+// //:suite -- --self_check`): prints the reproducibility table against its
+// targets, and exits 0 if they are met, 3 if not.
 
 #include <cstdlib>
 #include <fstream>
@@ -26,9 +30,12 @@
 int main(int argc, char** argv) {
   std::optional<spawnlab::RatioBaseline> ratios;
   std::vector<std::string> files;
+  bool self_check = false;
   for (int i = 1; i < argc; ++i) {
     absl::string_view a = argv[i];
-    if (absl::ConsumePrefix(&a, "--ratios=")) {
+    if (a == "--self_check") {
+      self_check = true;
+    } else if (absl::ConsumePrefix(&a, "--ratios=")) {
       std::vector<std::string> dv = absl::StrSplit(a, absl::MaxSplits(':', 1));
       if (dv.size() != 2 || dv[0].empty() || dv[1].empty()) {
         std::cerr << "error: --ratios=DIM:VALUE, e.g. --ratios=method:vfork\n";
@@ -43,7 +50,7 @@ int main(int argc, char** argv) {
     }
   }
   if (files.size() != 2) {
-    std::cerr << "usage: compare [--ratios=DIM:VALUE] OLD.json NEW.json\n";
+    std::cerr << "usage: compare [--ratios=DIM:VALUE] [--self_check] OLD.json NEW.json\n";
     return 2;
   }
   const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
@@ -59,13 +66,19 @@ int main(int argc, char** argv) {
     }
   }
   std::cout << analysis::ContextDifferences(*old_file, *new_file);
+  auto read = [&](const std::string& p) {
+    std::ifstream in(resolve(p), std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return spawnlab::ParseBenchmarkJson(text.str());
+  };
+  if (self_check) {
+    analysis::Reproducibility r =
+        analysis::CheckReproducibility(*old_file, *new_file, read(files[0]), read(files[1]), ratios);
+    std::cout << r.table;
+    return r.meets_targets ? 0 : 3;
+  }
   if (ratios) {
-    auto read = [&](const std::string& p) {
-      std::ifstream in(resolve(p), std::ios::binary);
-      std::stringstream text;
-      text << in.rdbuf();
-      return spawnlab::ParseBenchmarkJson(text.str());
-    };
     analysis::RatioComparison c = analysis::CompareRatios(read(files[0]), read(files[1]), *ratios);
     if (c.rows.empty()) {
       std::cerr << "error: no row has a " << ratios->dimension << ":" << ratios->value

@@ -74,5 +74,58 @@ TEST(Compare, RatiosIgnoreDriftThatMovesBothRowsOfARound) {
   EXPECT_THAT(FormatRatioComparison(c, {"method", "vfork"}), ::testing::HasSubstr("+20.0%"));
 }
 
+// Nine rounds of two rows, vfork ~10 us and fork ~30 us, each `scale`d (the
+// machine), fork also by `fork_factor` (the code).
+nlohmann::json TwoRows(double scale, double fork_factor, bool noisy = false) {
+  nlohmann::json doc = {{"context",
+                         {{"spawnlab.ratio_baseline", "method:vfork"},
+                          {"run.noisy", noisy ? "yes: canary moved 30%" : "no"}}},
+                        {"benchmarks", nlohmann::json::array()}};
+  for (int k = 0; k < 9; ++k) {
+    const double wobble = 1 + 0.01 * (k % 3);
+    doc["benchmarks"].push_back(Rep("s/method:vfork/p:a", k, 10 * scale * wobble));
+    doc["benchmarks"].push_back(Rep("s/method:fork/p:a", k, 30 * scale * wobble * fork_factor));
+  }
+  return doc;
+}
+
+Reproducibility Check(const nlohmann::json& a, const nlohmann::json& b) {
+  absl::StatusOr<ResultsFile> fa = ParseResults(a.dump(), "a.json");
+  absl::StatusOr<ResultsFile> fb = ParseResults(b.dump(), "b.json");
+  EXPECT_TRUE(fa.ok() && fb.ok());
+  return CheckReproducibility(*fa, *fb, a, b);
+}
+
+TEST(SelfCheck, TheSameRunTwiceMeetsTheTargets) {
+  Reproducibility r = Check(TwoRows(1, 1), TwoRows(1, 1));
+  EXPECT_EQ(r.ratios, 1);  // found through the context's ratio baseline
+  EXPECT_EQ(r.rows_tested, 2);
+  EXPECT_EQ(r.rows_different, 0);
+  EXPECT_TRUE(r.meets_targets) << r.table;
+  EXPECT_THAT(r.table, HasSubstr("| median change of the 1 key ratios (method / vfork"));
+}
+
+TEST(SelfCheck, DriftMovesRowsButNotRatios) {
+  // The whole machine 20% slower: every row differs, no ratio moves. The
+  // rows' U test still fails the 5% target, and the table says so.
+  Reproducibility r = Check(TwoRows(1, 1), TwoRows(1.2, 1));
+  EXPECT_NEAR(r.median_ratio_change, 0, 1e-9);
+  EXPECT_EQ(r.ratios_over_10pct, 0);
+  EXPECT_EQ(r.rows_different, 2);
+  EXPECT_FALSE(r.meets_targets);
+  EXPECT_THAT(r.table, HasSubstr("2 of 2 (100.0%)"));
+}
+
+TEST(SelfCheck, ARatioThatMovesMissesTheTargetUnlessARunIsNoisy) {
+  Reproducibility r = Check(TwoRows(1, 1), TwoRows(1, 1.15));
+  EXPECT_EQ(r.ratios_over_10pct, 1);
+  EXPECT_FALSE(r.meets_targets);
+  // Marked noisy, a ratio may move more than 10%, but the median change
+  // (here that same 15%) must still be within 2%: still not reproducible.
+  Reproducibility noisy = Check(TwoRows(1, 1), TwoRows(1, 1.15, /*noisy=*/true));
+  EXPECT_TRUE(noisy.noisy);
+  EXPECT_FALSE(noisy.meets_targets);
+}
+
 }  // namespace
 }  // namespace analysis

@@ -484,6 +484,13 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   benchmark::AddCustomContext("spawnlab.pinned_cpu", pinned);
   benchmark::AddCustomContext("spawnlab.random_interleaving", interleaved ? "true" : "false");
   benchmark::AddCustomContext("spawnlab.rounds", in_rounds ? absl::StrCat(rounds) : "none");
+  // The key ratios' baseline, so that //analysis:compare --self_check finds
+  // the ratios to compare without being told.
+  if (!bench_defaults.ratio_dimension.empty()) {
+    benchmark::AddCustomContext(
+        "spawnlab.ratio_baseline",
+        absl::StrCat(bench_defaults.ratio_dimension, ":", bench_defaults.ratio_baseline));
+  }
 
   std::vector<std::string> row_order;
   for (int r = 0; r < rounds; ++r) {

@@ -3,6 +3,7 @@
 //   bazel run //:suite                        # the full suite (see the README for its time)
 //   bazel run //:suite -- --quick             # a smoke of everything, about a minute
 //   bazel run //:suite -- --only=clone3,linking
+//   bazel run //:suite -- --self_check --only=clone3   # two runs: how reproducible?
 //
 // It takes the machine's bench lock (lib/bench_lock.h) for the whole suite, so
 // nothing else measures between two benches, and runs each bench with the lock
@@ -13,7 +14,10 @@
 // time each bench took. A bench that fails does not stop the suite; the exit
 // code says that one did.
 
+#include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -46,6 +50,10 @@ ABSL_FLAG(std::string, lock, "wait",
           "The machine's bench lock: wait for another bench to finish, or fail at once.");
 ABSL_FLAG(bool, report, true, "Regenerate reports/ at the end.");
 ABSL_FLAG(bool, dry_run, false, "Print the plan and the estimate, and run nothing.");
+ABSL_FLAG(bool, self_check, false,
+          "Run each bench twice, back to back, into a temporary folder (results/ is left "
+          "alone), and print how far the two runs agree (//analysis:compare --self_check): "
+          "the README's reproducibility table, for this machine now.");
 
 namespace spawnlab {
 namespace {
@@ -141,13 +149,24 @@ int SuiteMain(int argc, char** argv) {
     return 2;
   }
 
+  const bool self_check = absl::GetFlag(FLAGS_self_check);
   std::vector<int> estimate;
   int total_estimate = 0;
   for (const Experiment& e : plan) {
-    estimate.push_back(EstimateSeconds(e, workspace, quick));
+    estimate.push_back(EstimateSeconds(e, workspace, quick) * (self_check ? 2 : 1));
     total_estimate += estimate.back();
   }
+  std::string self_check_dir;
+  if (self_check) {
+    char tmpl[] = "/tmp/spawnlab-self-check-XXXXXX";
+    if (mkdtemp(tmpl) == nullptr) {
+      std::cerr << "error: mkdtemp: " << strerror(errno) << "\n";
+      return 1;
+    }
+    self_check_dir = tmpl;
+  }
   std::cout << "suite: " << plan.size() << " benches" << (quick ? " (--quick)" : "")
+            << (self_check ? ", each twice (--self_check)" : "")
             << ", one at a time, estimated " << Minutes(total_estimate) << ":\n";
   for (size_t i = 0; i < plan.size(); ++i) {
     std::cout << absl::StrFormat("  %-16s ~%s\n", plan[i].name, Minutes(estimate[i]));
@@ -169,7 +188,7 @@ int SuiteMain(int argc, char** argv) {
   signal(SIGTERM, OnInterrupt);
 
   const absl::Time start = absl::Now();
-  std::vector<std::string> failed;
+  std::vector<std::string> failed, not_reproducible;
   std::vector<std::pair<std::string, int64_t>> took;
   int remaining = total_estimate;
   for (size_t i = 0; i < plan.size() && !g_interrupted; ++i) {
@@ -181,9 +200,33 @@ int SuiteMain(int argc, char** argv) {
     args.insert(args.end(), e.args.begin(), e.args.end());
     if (quick) args.push_back("--quick");
     const absl::Time t0 = absl::Now();
-    absl::StatusOr<Child> child = Spawn(SpawnMethod::kPosixSpawn, ExecSpec(args[0], args));
-    absl::StatusOr<ExitStatus> status =
-        child.ok() ? child->Wait() : absl::StatusOr<ExitStatus>(child.status());
+    absl::StatusOr<ExitStatus> status = absl::UnknownError("not run");
+    std::vector<std::string> outs;
+    for (int run = 1; run <= (self_check ? 2 : 1) && !g_interrupted; ++run) {
+      std::vector<std::string> run_args = args;
+      if (self_check) {
+        outs.push_back(absl::StrCat(self_check_dir, "/", e.name, "-", run, ".json"));
+        run_args.push_back("--out=" + outs.back());
+        std::cout << "[suite] " << e.name << ": run " << run << " of 2" << std::endl;
+      }
+      absl::StatusOr<Child> child =
+          Spawn(SpawnMethod::kPosixSpawn, ExecSpec(run_args[0], run_args));
+      status = child.ok() ? child->Wait() : absl::StatusOr<ExitStatus>(child.status());
+      if (!status.ok() || !status->success()) break;
+    }
+    if (self_check && status.ok() && status->success() && outs.size() == 2) {
+      std::cout << "\n[suite] " << e.name << ": how far two runs agree\n" << std::endl;
+      const std::string compare = RunfileOrExit("analysis/compare");
+      absl::StatusOr<Child> c = Spawn(SpawnMethod::kPosixSpawn,
+                                      ExecSpec(compare, {compare, "--self_check", outs[0], outs[1]}));
+      absl::StatusOr<ExitStatus> s =
+          c.ok() ? c->Wait() : absl::StatusOr<ExitStatus>(c.status());
+      if (!s.ok() || !s->exited() || (s->exit_code() != 0 && s->exit_code() != 3)) {
+        failed.push_back(absl::StrCat(e.name, " (self-check)"));
+      } else if (s->exit_code() == 3) {
+        not_reproducible.push_back(e.name);
+      }
+    }
     const int64_t seconds = absl::ToInt64Seconds(absl::Now() - t0);
     took.emplace_back(e.name, seconds);
     if (!status.ok() || !status->success()) {
@@ -195,7 +238,9 @@ int SuiteMain(int argc, char** argv) {
   }
   const int64_t total = absl::ToInt64Seconds(absl::Now() - start);
 
-  if (absl::GetFlag(FLAGS_report) && !g_interrupted) {
+  // A self-check measures the machine, not the code: results/ and reports/
+  // are left as they were.
+  if (absl::GetFlag(FLAGS_report) && !g_interrupted && !self_check) {
     std::cout << "\n[suite] regenerating reports/" << std::endl;
     const std::string report = RunfileOrExit("analysis/report");
     absl::StatusOr<Child> child = Spawn(SpawnMethod::kPosixSpawn, ExecSpec(report, {report}));
@@ -209,8 +254,16 @@ int SuiteMain(int argc, char** argv) {
   for (const auto& [name, seconds] : took) {
     std::cout << absl::StrFormat("  %-16s %s\n", name, Minutes(seconds));
   }
-  std::cout << "results: " << workspace << "/results/\nreports: " << workspace
-            << "/reports/README.md\n";
+  if (self_check) {
+    std::cout << "self-check runs: " << self_check_dir << "/\n";
+    if (!not_reproducible.empty()) {
+      std::cout << "not reproducible within the targets now: "
+                << absl::StrJoin(not_reproducible, ", ") << "\n";
+    }
+  } else {
+    std::cout << "results: " << workspace << "/results/\nreports: " << workspace
+              << "/reports/README.md\n";
+  }
   if (!failed.empty()) {
     std::cout << "failed: " << absl::StrJoin(failed, ", ") << "\n";
     return 1;

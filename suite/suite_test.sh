@@ -1,7 +1,8 @@
 #!/bin/sh
 # suite_test.sh: the suite plans every bench, refuses an unknown one, and a
 # --quick run of one bench writes its quick file into the workspace it is
-# given, beside (never over) a full run, then the reports.
+# given, beside (never over) a full run, then the reports; --self_check runs
+# it twice elsewhere and prints the reproducibility table.
 #   suite_test.sh SUITE
 set -eu
 suite="$1"
@@ -26,4 +27,12 @@ quick=$(find "$ws/results" -name syscalls.quick.json)
 grep -q '"run.lock": "held for it by suite pid' "$quick" || { echo "the bench did not run under the suite's lock" >&2; exit 1; }
 [ -f "$ws/reports/README.md" ] || { echo "no reports" >&2; exit 1; }
 grep -q "^suite: .* for 1 benches (--quick)" "$TEST_TMPDIR/out.txt" || { cat "$TEST_TMPDIR/out.txt"; exit 1; }
+# --self_check: two runs into a temporary folder, then the table; results/ untouched.
+before=$(find "$ws/results" -type f | sort)
+"$suite" --self_check --quick --only=syscalls > "$TEST_TMPDIR/self.txt" 2>&1 || true
+grep -q "syscalls: how far two runs agree" "$TEST_TMPDIR/self.txt" || { cat "$TEST_TMPDIR/self.txt"; exit 1; }
+grep -q "| rows the U test calls different (raw times) |" "$TEST_TMPDIR/self.txt" || { cat "$TEST_TMPDIR/self.txt"; exit 1; }
+grep -q "^self-check runs: /tmp/spawnlab-self-check-" "$TEST_TMPDIR/self.txt" || { cat "$TEST_TMPDIR/self.txt"; exit 1; }
+[ "$(find "$ws/results" -type f | sort)" = "$before" ] || { echo "--self_check wrote into results/" >&2; exit 1; }
+rm -rf "$(sed -n 's/^self-check runs: \(.*\)\/$/\1/p' "$TEST_TMPDIR/self.txt")"
 echo "suite test: ok"
