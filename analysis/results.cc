@@ -102,28 +102,14 @@ const Series* ResultsFile::Find(absl::string_view name) const {
 }
 
 namespace {
-absl::StatusOr<ResultsFile> ParseResultsUnguarded(absl::string_view text, absl::string_view path);
-}  // namespace
-
-// The boundary: whatever the input, a Status, never an exception (nlohmann's
-// accessors throw on a type they did not expect) and never a crash.
-absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_view path) {
-  try {
-    return ParseResultsUnguarded(text, path);
-  } catch (const std::exception& e) {
-    return Bad(path, absl::StrCat("malformed: ", e.what()));
-  }
-}
-
-namespace {
 
 absl::StatusOr<ResultsFile> ParseResultsUnguarded(absl::string_view text, absl::string_view path) {
-  if (const int depth = spawnlab::JsonNestingDepth(text); depth > spawnlab::kMaxJsonDepth) {
-    return Bad(path, absl::StrCat("nested ", depth, " levels deep (at most ",
-                                  spawnlab::kMaxJsonDepth, "): not a results file"));
-  }
-  nlohmann::json doc = spawnlab::ParseBenchmarkJson(text);
+  nlohmann::json doc = spawnlab::ParseBenchmarkJson(text);  // bounds the depth itself
   if (doc.is_discarded()) {
+    if (const int depth = spawnlab::JsonNestingDepth(text); depth > spawnlab::kMaxJsonDepth) {
+      return Bad(path, absl::StrCat("nested ", depth, " levels deep (at most ",
+                                    spawnlab::kMaxJsonDepth, "): not a results file"));
+    }
     return Bad(path, text.empty() ? "empty file" : "not valid JSON (truncated or corrupt?)");
   }
   if (!doc.is_object()) return Bad(path, "not a JSON object");
@@ -222,6 +208,17 @@ absl::StatusOr<ResultsFile> ParseResultsUnguarded(absl::string_view text, absl::
 }
 
 }  // namespace
+
+// The boundary: whatever the input, a Status, never an exception (nlohmann's
+// accessors throw on a type they did not expect) and never a crash.
+absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_view path) {
+  try {
+    return ParseResultsUnguarded(text, path);
+  } catch (const std::exception& e) {
+    return Bad(path, absl::StrCat("malformed: ", e.what()));
+  }
+}
+
 
 absl::StatusOr<ResultsFile> LoadResultsFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
