@@ -7,12 +7,19 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "re2/re2.h"
 
 namespace spawnlab {
 namespace http {
 namespace {
 
-constexpr size_t kMaxRequest = 8192;
+// RFC 9112's request-line: a method token, a target without spaces, and the
+// version. Anything else is answered with 400.
+const RE2& RequestLine() {
+  static const RE2* re = new RE2(R"re([!#$%&'*+.^_`|~0-9A-Za-z-]+ [^ \x00-\x1f]+ HTTP/1\.[01])re");
+  return *re;
+}
 
 // The value of `name` among the header lines of `head`, if present.
 std::optional<absl::string_view> Header(absl::string_view head, absl::string_view name) {
@@ -28,32 +35,45 @@ std::optional<absl::string_view> Header(absl::string_view head, absl::string_vie
 
 }  // namespace
 
-size_t Respond(absl::string_view in, int worker, bool force_close, std::string* out, bool* close) {
-  size_t used = 0;
-  *close = false;
-  while (!*close) {
-    absl::string_view rest = in.substr(used);
+Answered Respond(absl::string_view in, int worker, bool force_close, size_t max_output,
+                 std::string* out) {
+  Answered a;
+  const size_t start = out->size();
+  while (!a.close && out->size() - start < max_output) {
+    absl::string_view rest = in.substr(a.consumed);
+    // One empty line before a request line is ignored (RFC 9112, 2.2).
+    if (absl::ConsumePrefix(&rest, "\r\n")) a.consumed += 2;
     size_t end = rest.find("\r\n\r\n");
     if (end == absl::string_view::npos) {
       if (rest.size() > kMaxRequest) {
         absl::StrAppend(out, "HTTP/1.1 431 Request Header Fields Too Large\r\n",
                         "Content-Length: 0\r\nConnection: close\r\n\r\n");
-        *close = true;
-        used = in.size();
+        a.close = a.rejected = true;
+        a.consumed = in.size();
+        ++a.requests;
       }
       break;
     }
     absl::string_view head = rest.substr(0, end);
-    used += end + 4;
+    a.consumed += end + 4;
+    ++a.requests;
+    absl::string_view request_line = head.substr(0, head.find("\r\n"));
+    if (!RE2::FullMatch(re2::StringPiece(request_line.data(), request_line.size()), RequestLine())) {
+      absl::StrAppend(out, "HTTP/1.1 400 Bad Request\r\n",
+                      "Content-Length: 0\r\nConnection: close\r\n\r\n");
+      a.close = a.rejected = true;
+      a.consumed = in.size();
+      break;
+    }
     std::optional<absl::string_view> connection = Header(head, "Connection");
-    const bool http10 = absl::StrContains(head.substr(0, head.find("\r\n")), "HTTP/1.0");
-    *close = force_close || (connection && absl::EqualsIgnoreCase(*connection, "close")) ||
-             (http10 && !(connection && absl::EqualsIgnoreCase(*connection, "keep-alive")));
+    const bool http10 = absl::EndsWith(request_line, "HTTP/1.0");
+    a.close = force_close || (connection && absl::EqualsIgnoreCase(*connection, "close")) ||
+              (http10 && !(connection && absl::EqualsIgnoreCase(*connection, "keep-alive")));
     absl::StrAppend(out, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n",
-                    "X-Worker: ", worker, "\r\n", *close ? "Connection: close\r\n" : "",
+                    "X-Worker: ", worker, "\r\n", a.close ? "Connection: close\r\n" : "",
                     "\r\nok\n");
   }
-  return used;
+  return a;
 }
 
 std::optional<Response> ParseResponse(absl::string_view in) {

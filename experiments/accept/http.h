@@ -4,14 +4,19 @@
 // to their blank line (bodies are not expected), every request gets
 // "200 OK" with a 3-byte body and an X-Worker header naming the worker that
 // served it, and keep-alive is the default unless the request or the server
-// says "Connection: close".
+// says "Connection: close". What is not a request line (`METHOD TARGET
+// HTTP/1.x`) gets "400 Bad Request" and the connection is closed, so that a
+// stream of bare "\r\n\r\n" cannot make the server write 20 times what it
+// reads.
 //
 // Example (server side):
 //
-//   std::string in = ..., out;
-//   bool close = false;
-//   size_t used = spawnlab::http::Respond(in, /*worker=*/2, /*force_close=*/false, &out, &close);
-//   in.erase(0, used);
+//   std::string in = ...;
+//   OutputBuffer out;
+//   Answered a = spawnlab::http::Respond(in, /*worker=*/2, /*force_close=*/false,
+//                                        /*max_output=*/kHighWater - out.size(), out.string());
+//   in.erase(0, a.consumed);
+//   ... write(fd, out.data(), out.size()) ... out.Consume(written);
 
 #ifndef SPAWNLAB_EXPERIMENTS_ACCEPT_HTTP_H_
 #define SPAWNLAB_EXPERIMENTS_ACCEPT_HTTP_H_
@@ -25,12 +30,55 @@
 namespace spawnlab {
 namespace http {
 
-// Answers every complete request at the front of `in`, appending the
-// responses to `out`. Returns the bytes of `in` consumed. Sets *close if the
-// connection must be closed after `out` is sent (a request said so, or
-// `force_close`). A request larger than 8 KiB without its blank line is
-// answered with 431 and closes the connection.
-size_t Respond(absl::string_view in, int worker, bool force_close, std::string* out, bool* close);
+// The longest request head accepted; a longer one is answered with 431.
+inline constexpr size_t kMaxRequest = 8192;
+
+struct Answered {
+  size_t consumed = 0;  // bytes of `in` used up
+  int requests = 0;     // responses appended (a 400 or 431 included)
+  bool close = false;   // close the connection once the output is sent
+  bool rejected = false;  // a 400 or 431 was sent
+};
+
+// Answers the complete requests at the front of `in`, appending the responses
+// to `out`, and stops once it has appended `max_output` bytes or more (the
+// caller's high-water mark: the rest stays in `in` until the client has read
+// what is pending). Sets close if a request said so, was HTTP/1.0 without
+// keep-alive, was rejected, or `force_close`. A head larger than kMaxRequest
+// without its blank line is answered with 431; what is not a request line
+// with 400.
+Answered Respond(absl::string_view in, int worker, bool force_close, size_t max_output,
+                 std::string* out);
+
+// Bytes waiting to be written to a socket. Partial writes advance an offset
+// instead of erasing from the front, so draining n bytes in small writes costs
+// O(n), not O(n^2).
+class OutputBuffer {
+ public:
+  const char* data() const { return buffer_.data() + offset_; }
+  size_t size() const { return buffer_.size() - offset_; }
+  bool empty() const { return size() == 0; }
+  // The string to append to (compacted first if most of it is sent).
+  std::string* string() {
+    if (offset_ > 0 && offset_ >= buffer_.size() / 2) {
+      buffer_.erase(0, offset_);
+      offset_ = 0;
+    }
+    return &buffer_;
+  }
+  void Append(absl::string_view bytes) { string()->append(bytes.data(), bytes.size()); }
+  void Consume(size_t n) {
+    offset_ += n;
+    if (offset_ >= buffer_.size()) {
+      buffer_.clear();
+      offset_ = 0;
+    }
+  }
+
+ private:
+  std::string buffer_;
+  size_t offset_ = 0;
+};
 
 // A response as the load generator reads it.
 struct Response {

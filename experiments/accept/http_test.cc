@@ -1,7 +1,11 @@
 // http_test.cc: requests are answered, pipelined and partial ones handled,
-// keep-alive and close honoured; responses parse.
+// keep-alive and close honoured, what is not a request rejected, output
+// bounded by the caller's budget; the output buffer drains in linear time;
+// responses parse.
 
 #include "experiments/accept/http.h"
+
+#include <limits>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -11,14 +15,18 @@ namespace http {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr size_t kAll = std::numeric_limits<size_t>::max();
 
 TEST(Http, AnswersPipelinedRequestsAndKeepsAPartialOne) {
   std::string in = Request(true) + Request(true) + "GET / HT";
   std::string out;
-  bool close;
-  size_t used = Respond(in, 3, false, &out, &close);
-  EXPECT_EQ(used, 2 * Request(true).size());
-  EXPECT_FALSE(close);
+  Answered a = Respond(in, 3, false, kAll, &out);
+  EXPECT_EQ(a.consumed, 2 * Request(true).size());
+  EXPECT_EQ(a.requests, 2);
+  EXPECT_FALSE(a.close);
+  EXPECT_FALSE(a.rejected);
   std::optional<Response> first = ParseResponse(out);
   ASSERT_TRUE(first.has_value());
   EXPECT_EQ(first->status, 200);
@@ -30,24 +38,86 @@ TEST(Http, AnswersPipelinedRequestsAndKeepsAPartialOne) {
 
 TEST(Http, ClosesWhenAskedOrForced) {
   std::string out;
-  bool close;
-  Respond(Request(false), 0, false, &out, &close);
-  EXPECT_TRUE(close);
+  EXPECT_TRUE(Respond(Request(false), 0, false, kAll, &out).close);
   EXPECT_TRUE(ParseResponse(out)->close);
   out.clear();
-  Respond(Request(true), 0, true, &out, &close);
-  EXPECT_TRUE(close);
+  EXPECT_TRUE(Respond(Request(true), 0, true, kAll, &out).close);
   out.clear();
-  Respond("GET / HTTP/1.0\r\n\r\n", 0, false, &out, &close);
-  EXPECT_TRUE(close);
+  EXPECT_TRUE(Respond("GET / HTTP/1.0\r\n\r\n", 0, false, kAll, &out).close);
+  out.clear();
+  EXPECT_FALSE(
+      Respond("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", 0, false, kAll, &out).close);
 }
 
 TEST(Http, OversizedRequestIs431) {
   std::string out;
-  bool close;
-  Respond(std::string(9000, 'a'), 0, false, &out, &close);
-  EXPECT_TRUE(close);
+  Answered a = Respond(std::string(9000, 'a'), 0, false, kAll, &out);
+  EXPECT_TRUE(a.close);
+  EXPECT_TRUE(a.rejected);
+  EXPECT_EQ(a.consumed, 9000u);
   EXPECT_THAT(out, HasSubstr("431"));
+}
+
+// A bare blank line is not a request: answering each one with 90 bytes would
+// let 4 bytes in buy 20 times as many out.
+TEST(Http, WhatIsNotARequestLineIs400AndCloses) {
+  for (const std::string& bad :
+       {std::string("\r\n\r\n\r\n\r\n"), std::string("GET /\r\n\r\n"),
+        std::string("GET / HTTP/2.0\r\n\r\n"), std::string("GET  / HTTP/1.1\r\n\r\n"),
+        std::string("G\x01T / HTTP/1.1\r\n\r\n"), std::string("hello world\r\n\r\n")}) {
+    std::string out;
+    Answered a = Respond(bad + Request(true), 0, false, kAll, &out);
+    EXPECT_TRUE(a.rejected) << bad;
+    EXPECT_TRUE(a.close) << bad;
+    EXPECT_EQ(a.consumed, bad.size() + Request(true).size()) << "the rest is dropped: " << bad;
+    EXPECT_THAT(out, StartsWith("HTTP/1.1 400 ")) << bad;
+    EXPECT_EQ(ParseResponse(out)->length, out.size()) << "one response only: " << bad;
+  }
+}
+
+TEST(Http, OneEmptyLineBeforeARequestIsIgnored) {
+  std::string out;
+  Answered a = Respond("\r\n" + Request(true), 0, false, kAll, &out);
+  EXPECT_FALSE(a.rejected);
+  EXPECT_EQ(a.requests, 1);
+  EXPECT_EQ(ParseResponse(out)->status, 200);
+}
+
+TEST(Http, StopsAtTheOutputBudgetAndLeavesTheRestForLater) {
+  std::string in;
+  for (int i = 0; i < 100; ++i) in += Request(true);
+  std::string out;
+  Answered a = Respond(in, 0, false, /*max_output=*/1, &out);
+  EXPECT_EQ(a.requests, 1);
+  EXPECT_EQ(a.consumed, Request(true).size());
+  const size_t one = out.size();
+  out.clear();
+  a = Respond(in, 0, false, 10 * one, &out);
+  EXPECT_EQ(a.requests, 10);
+  EXPECT_EQ(out.size(), 10 * one);
+}
+
+TEST(OutputBuffer, DrainsInPiecesAndKeepsOrder) {
+  OutputBuffer b;
+  b.Append("hello ");
+  b.Consume(2);
+  EXPECT_EQ(absl::string_view(b.data(), b.size()), "llo ");
+  b.Append("world");  // compacts: the offset passed half the buffer
+  EXPECT_EQ(absl::string_view(b.data(), b.size()), "llo world");
+  b.Consume(9);
+  EXPECT_TRUE(b.empty());
+  EXPECT_EQ(b.string()->size(), 0u);
+}
+
+// Draining 8 MiB one byte at a time: with erase-from-front this is 32 Ti byte
+// moves; with the offset, none until the next append.
+TEST(OutputBuffer, PartialWritesDoNotMoveTheRest) {
+  OutputBuffer b;
+  b.Append(std::string(8 << 20, 'x'));
+  const char* first = b.data();
+  for (int i = 0; i < 1000; ++i) b.Consume(1);
+  EXPECT_EQ(b.data(), first + 1000) << "the unsent bytes were moved";
+  EXPECT_EQ(b.size(), (8u << 20) - 1000);
 }
 
 TEST(Http, IncompleteAndMalformedResponses) {

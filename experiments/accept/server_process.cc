@@ -19,12 +19,16 @@ namespace spawnlab {
 absl::StatusOr<ServerProcess> ServerProcess::Start(const std::string& binary,
                                                    const std::string& model,
                                                    const std::string& mechanism, int workers,
-                                                   int port) {
+                                                   int port,
+                                                   const std::vector<std::string>& extra_flags) {
+  std::vector<std::string> args = {
+      absl::StrCat("--model=", model), absl::StrCat("--mechanism=", mechanism),
+      absl::StrCat("--workers=", workers), absl::StrCat("--port=", port), "--die_with_parent",
+      absl::StrCat("--expect_parent=", getpid())};
+  args.insert(args.end(), extra_flags.begin(), extra_flags.end());
   absl::StatusOr<Process> p =
       Command(binary)
-          .Args({absl::StrCat("--model=", model), absl::StrCat("--mechanism=", mechanism),
-                 absl::StrCat("--workers=", workers), absl::StrCat("--port=", port),
-                 "--die_with_parent"})
+          .Args(args)
           .Stdout(Stdio::Pipe())
           .Stderr(Stdio::Pipe())
           .Timeout(absl::Minutes(30))
@@ -83,6 +87,14 @@ absl::StatusOr<ExitStatus> ServerProcess::Stop() {
   kill(process_.pid(), SIGTERM);
   absl::StatusOr<CommandResult> done = process_.Wait();
   if (!done.ok()) return done.status();
+  for (absl::string_view line : absl::StrSplit(done->out, '\n')) {
+    if (!absl::ConsumePrefix(&line, "stats ")) continue;
+    for (absl::string_view field : absl::StrSplit(line, ' ', absl::SkipEmpty())) {
+      std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(field, '=');
+      int64_t v;
+      if (absl::SimpleAtoi(kv.second, &v)) stats_[std::string(kv.first)] = v;
+    }
+  }
   return done->status;
 }
 

@@ -3,9 +3,12 @@
 // Start launches it on a free loopback port and waits for its "listening"
 // line; a server that cannot start gives Unimplemented (the kernel lacks the
 // mechanism: exit 3), InvalidArgument (bad flags, port in use: exit 2) or
-// Internal, each with what the server said. Stop sends SIGTERM and reaps it;
-// a server never outlives its ServerProcess (and is killed after 30 minutes
-// in any case).
+// Internal, each with what the server said. Stop sends SIGTERM and reaps it,
+// and keeps the events the server counted (its "stats" line: accept_pauses,
+// header_timeouts, idle_timeouts, rejected, output_high_water). A server
+// never outlives its ServerProcess, nor this process (--die_with_parent with
+// --expect_parent), and is killed after 30 minutes in any case. `extra_flags`
+// go to the server as they are (timeouts, --max_connections).
 //
 // Example:
 //
@@ -18,6 +21,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,18 +36,22 @@ class ServerProcess {
  public:
   static absl::StatusOr<ServerProcess> Start(const std::string& binary, const std::string& model,
                                              const std::string& mechanism, int workers,
-                                             int port = 0);
+                                             int port = 0,
+                                             const std::vector<std::string>& extra_flags = {});
   int port() const { return port_; }
   // The server's children: its workers (and, for proxy, the relay).
   const std::vector<pid_t>& children() const { return children_; }
   // SIGTERM, then reap; the server's exit status.
   absl::StatusOr<ExitStatus> Stop();
+  // After Stop: the server's counters by name (empty if it printed none).
+  const std::map<std::string, int64_t>& stats() const { return stats_; }
 
  private:
   ServerProcess(Process p) : process_(std::move(p)) {}
   Process process_;
   int port_ = 0;
   std::vector<pid_t> children_;
+  std::map<std::string, int64_t> stats_;
   bool stopped_ = false;
 };
 

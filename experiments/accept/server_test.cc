@@ -1,7 +1,10 @@
 // server_test.cc: every model and mechanism answers concurrent clients
 // correctly in both load modes; stopping (or killing) the server leaves no
 // process behind; bad flags and a port in use are clear errors; io_uring
-// mechanisms skip with the reason where the kernel lacks them.
+// mechanisms skip with the reason where the kernel lacks them. Faults and
+// hostile clients (out of descriptors, unread answers, what is not a request,
+// silent and idle clients, half-closes, the connection cap) cost neither CPU
+// nor unbounded memory and stop no worker.
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -10,9 +13,20 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cstdlib>
+#include <fcntl.h>
+#include <poll.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "experiments/accept/http.h"
 #include "experiments/accept/loadgen.h"
 #include "lib/command.h"
 #include "experiments/accept/server_process.h"
@@ -25,6 +39,7 @@ namespace spawnlab {
 namespace {
 
 using ::testing::HasSubstr;
+using http::Request;
 
 std::string Server() {
   absl::StatusOr<std::string> p = Runfile("experiments/accept/server");
@@ -96,12 +111,339 @@ std::vector<Case> AllCases() {
   return cases;
 }
 
+std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
+  return absl::StrReplaceAll(std::string(info.param.model) + "_" + info.param.mechanism,
+                             {{"-", "_"}});
+}
+
 INSTANTIATE_TEST_SUITE_P(All, ServeTest, ::testing::ValuesIn(AllCases()),
-                         [](const ::testing::TestParamInfo<Case>& info) {
-                           return absl::StrReplaceAll(
-                               std::string(info.param.model) + "_" + info.param.mechanism,
-                               {{"-", "_"}});
-                         });
+                         CaseName);
+
+// ---- faults and hostile clients ---------------------------------------------
+
+// A loopback client connection (blocking), or -1.
+int Connect(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_in addr = {};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+bool SendAll(int fd, absl::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t w = send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (w <= 0) return false;
+    bytes.remove_prefix(static_cast<size_t>(w));
+  }
+  return true;
+}
+
+// Reads until the server closes the connection (true) or `limit` passes
+// (false: the server kept it open).
+bool ReadUntilClosed(int fd, std::string* got, absl::Duration limit = absl::Seconds(20)) {
+  const absl::Time deadline = absl::Now() + limit;
+  char buf[4096];
+  while (absl::Now() < deadline) {
+    struct pollfd pfd = {fd, POLLIN, 0};
+    if (poll(&pfd, 1, 100) <= 0) continue;
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n > 0) {
+      got->append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    return true;  // EOF, or a reset: closed either way
+  }
+  return false;
+}
+
+// A field of /proc/PID/stat (1-based, as in proc(5)), or -1.
+int64_t StatField(pid_t pid, int field) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  size_t end = text.rfind(')');
+  if (end == std::string::npos) return -1;
+  std::vector<std::string> rest = absl::StrSplit(text.substr(end + 2), ' ');
+  int64_t v;
+  return field - 3 < static_cast<int>(rest.size()) && absl::SimpleAtoi(rest[field - 3], &v) ? v : -1;
+}
+
+// CPU time used so far by `pids`, in clock ticks (utime + stime).
+int64_t CpuTicks(const std::vector<pid_t>& pids) {
+  int64_t total = 0;
+  for (pid_t p : pids) total += StatField(p, 14) + StatField(p, 15);
+  return total;
+}
+
+// Resident memory of `pids`, in KiB.
+int64_t RssKib(const std::vector<pid_t>& pids) {
+  int64_t total = 0;
+  for (pid_t p : pids) total += StatField(p, 24) * (sysconf(_SC_PAGESIZE) / 1024);
+  return total;
+}
+
+class HostileTest : public ::testing::TestWithParam<Case> {
+ protected:
+  // Starts the server with `flags`; false (with the test skipped) if the
+  // kernel lacks the mechanism.
+  bool Start(const std::vector<std::string>& flags) {
+    absl::StatusOr<ServerProcess> s = ServerProcess::Start(Server(), GetParam().model,
+                                                           GetParam().mechanism, 2, 0, flags);
+    if (absl::IsUnimplemented(s.status())) {
+      skipped_ = true;
+      return false;
+    }
+    EXPECT_TRUE(s.ok()) << s.status();
+    if (!s.ok()) return false;
+    server_.emplace(*std::move(s));
+    return true;
+  }
+  bool blocking() const { return std::string(GetParam().mechanism) == "blocking"; }
+  // Stops the server; its counters.
+  std::map<std::string, int64_t> Stop() {
+    absl::StatusOr<ExitStatus> stopped = server_->Stop();
+    EXPECT_TRUE(stopped.ok() && stopped->success()) << stopped.status();
+    return server_->stats();
+  }
+  std::optional<ServerProcess> server_;
+  bool skipped_ = false;
+};
+
+#define START_OR_SKIP(...)                                          \
+  do {                                                              \
+    if (!Start(__VA_ARGS__)) {                                      \
+      if (skipped_) GTEST_SKIP() << "the kernel lacks the mechanism"; \
+      return;                                                       \
+    }                                                               \
+  } while (0)
+
+// The mechanisms that hold many connections at once (all but blocking, which
+// serves one connection at a time and answers one request on it).
+class EventLoopTest : public HostileTest {};
+
+std::vector<Case> EventLoopCases() {
+  std::vector<Case> cases;
+  for (const Case& c : AllCases()) {
+    if (std::string(c.mechanism) != "blocking") cases.push_back(c);
+  }
+  return cases;
+}
+
+// Out of descriptors, a level-triggered listener stays readable: a worker
+// that retries at once spins (67-84% of a core per worker before the fix).
+TEST_P(EventLoopTest, OutOfDescriptorsTheServerPausesAcceptingAndRecovers) {
+  START_OR_SKIP({"--nofile=24"});
+  std::vector<int> held;
+  for (int i = 0; i < 60; ++i) {
+    int fd = Connect(server_->port());
+    if (fd >= 0) held.push_back(fd);
+  }
+  usleep(300000);  // let every worker reach the limit
+  const int64_t before = CpuTicks(server_->children());
+  usleep(1000000);
+  const int64_t used = CpuTicks(server_->children()) - before;
+  const int64_t ticks_per_s = sysconf(_SC_CLK_TCK);
+  EXPECT_LT(used, ticks_per_s / 4) << "the server's children used " << used << " of "
+                                   << ticks_per_s << " ticks in one second holding idle clients";
+  for (int fd : held) close(fd);
+  // Descriptors are back: the server serves again.
+  LoadOptions o;
+  o.port = server_->port();
+  o.connections = 2;
+  o.max_requests = 20;
+  o.duration = absl::Seconds(20);
+  absl::StatusOr<LoadResult> r = RunLoad(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->requests, 20) << r->first_error;
+  EXPECT_GT(Stop()["accept_pauses"], 0);
+}
+
+// 4 MiB of pipelined requests whose answers are never read grew a worker by
+// 86 MiB (and the proxy's relay by 32 MiB) before the high-water mark.
+TEST_P(EventLoopTest, UnreadAnswersDoNotGrowTheServer) {
+  START_OR_SKIP({});
+  const int64_t rss_before = RssKib(server_->children());
+  int fd = Connect(server_->port());
+  ASSERT_GE(fd, 0);
+  std::string request = Request(true), burst;
+  while (burst.size() < (64 << 10)) burst += request;
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  // 16 MiB of requests ask for 40 MiB of answers: more than loopback's
+  // socket buffers (a few MiB each way) can hold, so the server must stop
+  // reading or hold the rest itself.
+  constexpr size_t kRequests = 16u << 20;
+  size_t sent = 0;
+  // Until all is sent, or the server has taken nothing for half a second.
+  absl::Time last_taken = absl::Now();
+  while (sent < kRequests && absl::Now() - last_taken < absl::Milliseconds(500)) {
+    ssize_t w = send(fd, burst.data(), burst.size(), MSG_NOSIGNAL);
+    if (w > 0) {
+      sent += static_cast<size_t>(w);
+      last_taken = absl::Now();
+    } else {
+      usleep(10000);  // the server stopped reading: its answers wait for us
+    }
+  }
+  usleep(300000);
+  const int64_t grown_kib = RssKib(server_->children()) - rss_before;
+  EXPECT_LT(grown_kib, 16 << 10) << "sent " << sent << " bytes of requests, read nothing";
+  EXPECT_LT(sent, kRequests) << "the server read all the requests whose answers were not read";
+  close(fd);
+  // io_uring's send waits for room in the socket, so its output never piles
+  // up to the mark; epoll's (and the relay's) does, and stops reading there.
+  const bool uring = absl::StartsWith(GetParam().mechanism, "uring");
+  const int64_t high_water = Stop()["output_high_water"];
+  if (!uring || std::string(GetParam().model) == "proxy") {
+    EXPECT_GT(high_water, 0);
+  }
+}
+
+// A bare blank line is not a request: answered 200 it would buy 20x
+// amplification.
+TEST_P(HostileTest, WhatIsNotARequestGets400AndTheConnectionCloses) {
+  START_OR_SKIP({});
+  int fd = Connect(server_->port());
+  ASSERT_GE(fd, 0);
+  std::string blanks;
+  for (int i = 0; i < 1000; ++i) blanks += "\r\n\r\n";
+  SendAll(fd, blanks);
+  std::string got;
+  EXPECT_TRUE(ReadUntilClosed(fd, &got));
+  close(fd);
+  EXPECT_THAT(got, ::testing::StartsWith("HTTP/1.1 400 "));
+  std::optional<http::Response> r = http::ParseResponse(got);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->length, got.size()) << "one answer, not one per blank line";
+  EXPECT_EQ(Stop()["rejected"], 1);
+}
+
+// Slowloris: before the header timeout, W silent clients stopped W blocking
+// workers for good; no model closed idle connections.
+TEST_P(HostileTest, SilentAndIdleClientsAreClosedAndDoNotStopTheServer) {
+  START_OR_SKIP({"--header_timeout=300ms", "--idle_timeout=300ms"});
+  std::vector<int> silent;
+  for (int i = 0; i < 2; ++i) {  // one per worker
+    silent.push_back(Connect(server_->port()));
+    ASSERT_GE(silent.back(), 0);
+    SendAll(silent.back(), "GET / HT");
+  }
+  int idle = -1;
+  if (!blocking()) {  // a keep-alive client that stops after one request
+    idle = Connect(server_->port());
+    ASSERT_GE(idle, 0);
+    SendAll(idle, Request(true));
+  }
+  LoadOptions o;
+  o.port = server_->port();
+  o.connections = 1;
+  o.keep_alive = false;
+  o.max_requests = 5;
+  o.duration = absl::Seconds(20);
+  o.request_timeout = absl::Seconds(10);
+  absl::StatusOr<LoadResult> r = RunLoad(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->requests, 5) << r->first_error;
+  for (int fd : silent) {
+    std::string got;
+    EXPECT_TRUE(ReadUntilClosed(fd, &got)) << "a client that never finished its request is open";
+    close(fd);
+  }
+  if (idle >= 0) {
+    std::string got;
+    EXPECT_TRUE(ReadUntilClosed(idle, &got)) << "an idle keep-alive client is open";
+    EXPECT_THAT(got, HasSubstr("200 OK"));
+    close(idle);
+  }
+  std::map<std::string, int64_t> stats = Stop();
+  EXPECT_GE(stats["header_timeouts"] + stats["idle_timeouts"], 2);
+}
+
+// The proxy closed both sides at the client's end of stream and dropped the
+// answers still on their way.
+TEST_P(HostileTest, AHalfClosedClientStillGetsItsAnswers) {
+  START_OR_SKIP({});
+  int fd = Connect(server_->port());
+  ASSERT_GE(fd, 0);
+  const std::string request = blocking() ? Request(false) : Request(true) + Request(true);
+  SendAll(fd, request);
+  shutdown(fd, SHUT_WR);
+  std::string got;
+  EXPECT_TRUE(ReadUntilClosed(fd, &got));
+  close(fd);
+  int answers = 0;
+  for (size_t at = 0; (at = got.find("200 OK", at)) != std::string::npos; ++at) ++answers;
+  EXPECT_EQ(answers, blocking() ? 1 : 2) << got;
+  Stop();
+}
+
+// At --max_connections a worker waits for a connection to close instead of
+// taking more; nothing is lost. (Keep-alive clients would hold their
+// connections: the others would wait for --idle_timeout.)
+TEST_P(HostileTest, AtTheConnectionCapClientsWaitAndAreServed) {
+  START_OR_SKIP({"--max_connections=1"});
+  LoadOptions o;
+  o.port = server_->port();
+  o.connections = 8;
+  o.keep_alive = false;
+  o.max_requests = 200;
+  o.duration = absl::Seconds(30);
+  o.request_timeout = absl::Seconds(20);
+  absl::StatusOr<LoadResult> r = RunLoad(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->requests, 200) << r->first_error;
+  EXPECT_EQ(r->errors, 0) << r->first_error;
+  std::map<std::string, int64_t> stats = Stop();
+  if (!blocking()) {
+    EXPECT_GT(stats["accept_pauses"], 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, EventLoopTest, ::testing::ValuesIn(EventLoopCases()),
+                         CaseName);
+
+INSTANTIATE_TEST_SUITE_P(All, HostileTest, ::testing::ValuesIn(AllCases()),
+                         CaseName);
+
+// A harness killed between starting the server and the server's
+// PR_SET_PDEATHSIG left a server running for ever: with --expect_parent it
+// notices and exits.
+TEST(Server, AServerWhoseParentDiedBeforeItStartedExits) {
+  absl::StatusOr<Process> helper =
+      Command("/bin/sh")
+          .Args({"-c",
+                 "(sleep 0.3; exec \"$0\" --model=shared --mechanism=epoll --workers=1 --port=0 "
+                 "--die_with_parent --expect_parent=$$) & echo $!",
+                 Server()})
+          .Stdout(Stdio::Pipe())
+          .Stderr(Stdio::Pipe())
+          .Start();
+  ASSERT_TRUE(helper.ok()) << helper.status();
+  // The shell exits at once; its orphan keeps the pipes and starts the server.
+  std::string out, err;
+  ASSERT_TRUE(ReadUntilClosed(helper->stdout_fd(), &out, absl::Seconds(20)));
+  const pid_t server = std::atoi(out.c_str());
+  ASSERT_GT(server, 0) << out;
+  const bool exited = ReadUntilClosed(helper->stderr_fd(), &err, absl::Seconds(20));
+  if (!exited) kill(server, SIGKILL);
+  EXPECT_TRUE(exited) << "the server outlived the process that started it";
+  EXPECT_THAT(err, HasSubstr("--expect_parent"));
+  absl::StatusOr<CommandResult> done = helper->Wait();
+  ASSERT_TRUE(done.ok()) << done.status();
+}
+
+TEST(Server, ExpectParentWithoutDieWithParentIsAnError) {
+  absl::StatusOr<CommandResult> r =
+      Command(Server()).Args({"--port=0", "--expect_parent=1"}).Stderr(Stdio::Pipe()).Run();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status.exit_code(), 2);
+  EXPECT_THAT(r->err, HasSubstr("--expect_parent needs --die_with_parent"));
+}
 
 // SIGKILL leaves the supervisor no chance to clean up: PR_SET_PDEATHSIG must.
 TEST(Server, KillingTheSupervisorTakesTheWorkersWithIt) {
