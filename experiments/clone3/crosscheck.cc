@@ -12,9 +12,12 @@
 //   way:spawnbench  each spawn timed from just before the call to the child's
 //                   own clock reading at its first instruction (minimal child,
 //                   through a pipe); the reap comes after the interval. The
-//                   statistic is spawnbench's: the average and the minimum over
-//                   every spawn of the op (rows' mean and min), beside the
-//                   median.
+//                   statistics are spawnbench's, the average and the minimum
+//                   over every spawn of the op (rows' mean and min), and the
+//                   bench's, the median over rounds of each round's average
+//                   (rows' median: Google Benchmark's median over repetitions
+//                   of the time per iteration), so that the report sets the
+//                   bench's median beside the same statistic.
 //   way:lat_proc    n back-to-back spawn-and-reap under one clock, divided by n
 //                   (lmbench's lat_proc); 11 repetitions; the minimum and the
 //                   median over them.
@@ -352,7 +355,7 @@ int main(int argc, char** argv) {
       add(std::string("crosscheck/way:spawnbench/op:") + op.name + p, sb_rounds[op.name],
           {{"mean", sum / all.size()},
            {"min", *std::min_element(all.begin(), all.end())},
-           {"median", Median(all)}},
+           {"median", Median(sb_rounds[op.name])}},
           sb_n);
     }
   }
