@@ -754,10 +754,13 @@ void Relay(int listener, const std::vector<int>& backend_ports) {
     backend.is_client = false;
     backend.connecting = !connected;
     backend.last_progress = now;
+    // The client is read at once (into the backend's pending bytes while it
+    // connects); the backend's EPOLLOUT says its connect finished.
+    client.events = EPOLLIN;
+    backend.events = connected ? EPOLLIN : EPOLLOUT;
     for (int f : {c, b}) {
-      struct epoll_event ev = {0, {.fd = f}};
+      struct epoll_event ev = {sides.at(f).events, {.fd = f}};
       epoll_ctl(ep, EPOLL_CTL_ADD, f, &ev);
-      update(f);
     }
     return ++clients;
   };
@@ -782,8 +785,11 @@ void Relay(int listener, const std::vector<int>& backend_ports) {
       bool alive = true;
       if (s.connecting) {
         int error = 0;
-        socklen_t len = sizeof(error);
-        getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len);
+        if (ev & (EPOLLERR | EPOLLHUP)) {  // the connect failed: say why
+          socklen_t len = sizeof(error);
+          getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len);
+          if (error == 0) error = ECONNREFUSED;
+        }
         if (error != 0) {
           (void)!send(peer, kBadGateway, sizeof(kBadGateway) - 1, MSG_NOSIGNAL);
           alive = false;
