@@ -205,6 +205,18 @@ class HostileTest : public ::testing::TestWithParam<Case> {
     return true;
   }
   bool blocking() const { return std::string(GetParam().mechanism) == "blocking"; }
+  // `requests` requests over `connections` clients, with time to spare (a
+  // bound, not a measurement).
+  absl::StatusOr<LoadResult> Load(int connections, bool keep_alive, int64_t requests) {
+    LoadOptions o;
+    o.port = server_->port();
+    o.connections = connections;
+    o.keep_alive = keep_alive;
+    o.max_requests = requests;
+    o.duration = absl::Seconds(30);
+    o.request_timeout = absl::Seconds(20);
+    return RunLoad(o);
+  }
   // Stops the server; its counters.
   std::map<std::string, int64_t> Stop() {
     absl::StatusOr<ExitStatus> stopped = server_->Stop();
@@ -253,12 +265,7 @@ TEST_P(EventLoopTest, OutOfDescriptorsTheServerPausesAcceptingAndRecovers) {
                                    << ticks_per_s << " ticks in one second holding idle clients";
   for (int fd : held) close(fd);
   // Descriptors are back: the server serves again.
-  LoadOptions o;
-  o.port = server_->port();
-  o.connections = 2;
-  o.max_requests = 20;
-  o.duration = absl::Seconds(20);
-  absl::StatusOr<LoadResult> r = RunLoad(o);
+  absl::StatusOr<LoadResult> r = Load(2, /*keep_alive=*/true, 20);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->requests, 20) << r->first_error;
   EXPECT_GT(Stop()["accept_pauses"], 0);
@@ -342,14 +349,7 @@ TEST_P(HostileTest, SilentAndIdleClientsAreClosedAndDoNotStopTheServer) {
     ASSERT_GE(idle, 0);
     SendAll(idle, Request(true));
   }
-  LoadOptions o;
-  o.port = server_->port();
-  o.connections = 1;
-  o.keep_alive = false;
-  o.max_requests = 5;
-  o.duration = absl::Seconds(20);
-  o.request_timeout = absl::Seconds(10);
-  absl::StatusOr<LoadResult> r = RunLoad(o);
+  absl::StatusOr<LoadResult> r = Load(1, /*keep_alive=*/false, 5);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->requests, 5) << r->first_error;
   for (int fd : silent) {
@@ -390,14 +390,7 @@ TEST_P(HostileTest, AHalfClosedClientStillGetsItsAnswers) {
 // connections: the others would wait for --idle_timeout.)
 TEST_P(HostileTest, AtTheConnectionCapClientsWaitAndAreServed) {
   START_OR_SKIP({"--max_connections=1"});
-  LoadOptions o;
-  o.port = server_->port();
-  o.connections = 8;
-  o.keep_alive = false;
-  o.max_requests = 200;
-  o.duration = absl::Seconds(30);
-  o.request_timeout = absl::Seconds(20);
-  absl::StatusOr<LoadResult> r = RunLoad(o);
+  absl::StatusOr<LoadResult> r = Load(8, /*keep_alive=*/false, 200);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->requests, 200) << r->first_error;
   EXPECT_EQ(r->errors, 0) << r->first_error;
