@@ -18,39 +18,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "lib/proc_stat.h"
 
 namespace spawnlab {
 namespace {
 
 double Seconds(const struct timeval& tv) { return tv.tv_sec + tv.tv_usec * 1e-6; }
-
-// /proc/PID/stat: "pid (comm) state ppid ... utime stime ..." (fields 14, 15);
-// comm may hold spaces and parentheses, so split after the last ')'.
-// A process may end while it is read (read() then fails with ESRCH): that is
-// not an error, the process is just not counted. (An ifstream throws there.)
-bool ReadProcStat(const std::string& path, std::string* comm, int64_t* ticks) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char buf[1024];
-  ssize_t n;
-  do {
-    n = read(fd, buf, sizeof(buf) - 1);
-  } while (n < 0 && errno == EINTR);
-  close(fd);
-  if (n <= 0) return false;
-  const std::string text(buf, static_cast<size_t>(n));
-  const size_t open = text.find('('), close = text.rfind(')');
-  if (open == std::string::npos || close == std::string::npos || close < open) return false;
-  *comm = text.substr(open + 1, close - open - 1);
-  std::vector<absl::string_view> f =
-      absl::StrSplit(absl::string_view(text).substr(close + 1), ' ', absl::SkipEmpty());
-  int64_t utime, stime;
-  if (f.size() < 13 || !absl::SimpleAtoi(f[11], &utime) || !absl::SimpleAtoi(f[12], &stime)) {
-    return false;
-  }
-  *ticks = utime + stime;
-  return true;
-}
 
 std::string Iso(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
@@ -88,10 +61,9 @@ MachineSample SampleMachine() {
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     pid_t pid;
     if (!absl::SimpleAtoi(entry.path().filename().string(), &pid) || pid == me) continue;
-    std::string comm;
-    int64_t ticks;
-    if (ReadProcStat(entry.path().string() + "/stat", &comm, &ticks)) {
-      s.processes[pid] = {comm, ticks};
+    // A process that ended meanwhile is not counted.
+    if (absl::StatusOr<ProcStat> p = ReadProcStat(pid); p.ok()) {
+      s.processes[pid] = {p->comm, p->cpu_ticks};
     }
   }
   return s;

@@ -17,8 +17,6 @@
 #include <poll.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <optional>
 
@@ -29,6 +27,7 @@
 #include "experiments/accept/http.h"
 #include "experiments/accept/loadgen.h"
 #include "lib/command.h"
+#include "lib/proc_stat.h"
 #include "experiments/accept/server_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -163,28 +162,23 @@ bool ReadUntilClosed(int fd, std::string* got, absl::Duration limit = absl::Seco
   return false;
 }
 
-// A field of /proc/PID/stat (1-based, as in proc(5)), or -1.
-int64_t StatField(pid_t pid, int field) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  size_t end = text.rfind(')');
-  if (end == std::string::npos) return -1;
-  std::vector<std::string> rest = absl::StrSplit(text.substr(end + 2), ' ');
-  int64_t v;
-  return field - 3 < static_cast<int>(rest.size()) && absl::SimpleAtoi(rest[field - 3], &v) ? v : -1;
-}
-
 // CPU time used so far by `pids`, in clock ticks (utime + stime).
 int64_t CpuTicks(const std::vector<pid_t>& pids) {
   int64_t total = 0;
-  for (pid_t p : pids) total += StatField(p, 14) + StatField(p, 15);
+  for (pid_t p : pids) {
+    if (absl::StatusOr<ProcStat> s = ReadProcStat(p); s.ok()) total += s->cpu_ticks;
+  }
   return total;
 }
 
 // Resident memory of `pids`, in KiB.
 int64_t RssKib(const std::vector<pid_t>& pids) {
   int64_t total = 0;
-  for (pid_t p : pids) total += StatField(p, 24) * (sysconf(_SC_PAGESIZE) / 1024);
+  for (pid_t p : pids) {
+    if (absl::StatusOr<ProcStat> s = ReadProcStat(p); s.ok()) {
+      total += s->rss_pages * (sysconf(_SC_PAGESIZE) / 1024);
+    }
+  }
   return total;
 }
 

@@ -7,12 +7,11 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/proc_stat.h"
 
 namespace spawnlab {
 namespace testing {
@@ -42,17 +41,8 @@ std::vector<pid_t> Children() {
   while (struct dirent* e = readdir(dir)) {
     int pid;
     if (!absl::SimpleAtoi(e->d_name, &pid)) continue;
-    std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
-    std::string line;
-    if (!std::getline(stat, line)) continue;
-    // pid (comm) state ppid ...: comm may hold spaces, so parse after the last ')'.
-    size_t close = line.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(line.substr(close + 1));
-    std::string state;
-    int ppid = 0;
-    rest >> state >> ppid;
-    if (ppid == self) children.push_back(pid);
+    absl::StatusOr<ProcStat> stat = ReadProcStat(pid);
+    if (stat.ok() && stat->ppid == self) children.push_back(pid);
   }
   closedir(dir);
   return children;
