@@ -79,7 +79,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "absl/flags/commandlineflag.h"
 #include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
@@ -87,6 +89,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "experiments/accept/http.h"
 #include "lib/clock.h"
@@ -126,6 +129,39 @@ constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
   fprintf(stderr, "server: %s\n", message.c_str());
   fflush(stderr);
   _exit(code);
+}
+
+// Abseil's parser exits 1 on a flag it cannot read, and the contract above is
+// 2 for bad input: so every `--name=value` and `--name value` is tried first
+// with the flag's own parser, and an unknown flag is refused the same way.
+void CheckFlagsOrExit(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (!absl::ConsumePrefix(&arg, "--") && !absl::ConsumePrefix(&arg, "-")) continue;
+    const size_t eq = arg.find('=');
+    const absl::string_view name = arg.substr(0, eq);
+    absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    if (flag == nullptr && absl::StartsWith(name, "no")) {
+      absl::CommandLineFlag* negated = absl::FindCommandLineFlag(name.substr(2));
+      if (negated != nullptr && negated->IsOfType<bool>() && eq == absl::string_view::npos) continue;
+    }
+    if (flag == nullptr) Fail(kExitBadInput, absl::StrCat("unknown flag --", name, " (see --help)"));
+    std::string value;
+    if (eq != absl::string_view::npos) {
+      value = std::string(arg.substr(eq + 1));
+    } else if (flag->IsOfType<bool>()) {
+      continue;
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      Fail(kExitBadInput, absl::StrCat("--", name, " needs a value"));
+    }
+    std::string error;
+    if (!flag->ParseFrom(value, &error)) {
+      Fail(kExitBadInput, absl::StrCat("--", name, "=", value, ": ", error));
+    }
+  }
 }
 
 // What every worker (and the relay) counts, in memory shared with the
@@ -899,6 +935,7 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "HTTP server on 127.0.0.1 for the accept experiment: --model, --mechanism, --workers, "
       "--port. Runs until SIGINT or SIGTERM.");
+  CheckFlagsOrExit(argc, argv);
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) Fail(kExitBadInput, absl::StrCat("unexpected argument '", rest[1], "'"));
   const std::string model = absl::GetFlag(FLAGS_model);

@@ -442,13 +442,9 @@ TEST(Server, KillingTheSupervisorTakesTheWorkersWithIt) {
   std::vector<pid_t> children = t->children();
   ASSERT_FALSE(children.empty());
   // Find the supervisor: the parent of a worker.
-  FILE* f = fopen(("/proc/" + std::to_string(children[0]) + "/stat").c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  int pid, ppid;
-  char comm[256], state;
-  ASSERT_EQ(fscanf(f, "%d %255s %c %d", &pid, comm, &state, &ppid), 4);
-  fclose(f);
-  ASSERT_EQ(kill(ppid, SIGKILL), 0);
+  absl::StatusOr<ProcStat> worker = ReadProcStat(children[0]);
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  ASSERT_EQ(kill(worker->ppid, SIGKILL), 0);
   for (pid_t child : children) EXPECT_TRUE(Gone(child)) << child;
   absl::StatusOr<ExitStatus> killed = t->Stop();
   ASSERT_TRUE(killed.ok());
@@ -490,6 +486,22 @@ TEST(Server, BadFlagsAreClearErrors) {
   EXPECT_THAT(s.status().message(), HasSubstr("--mechanism"));
   s = ServerProcess::Start(Server(), "shared", "epoll", -3);
   EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument) << s.status();
+}
+
+// Values Abseil's own parser rejects, and flags it does not know, get the
+// same exit code as the values the server checks itself.
+TEST(Server, FlagsTheParserRejectsExitWithTwo) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--idle_timeout=banana"},
+                                             {"--workers", "two"},
+                                             {"--no_such_flag=1"},
+                                             {"--port"}}) {
+    absl::StatusOr<CommandResult> r =
+        Command(Server()).Args(args).Stderr(Stdio::Pipe()).Run();
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->status.exit_code(), 2) << args[0] << ": " << r->err;
+    EXPECT_THAT(r->err, HasSubstr(args[0].substr(0, args[0].find('=')))) << r->err;
+  }
 }
 
 TEST(Server, APortInUseIsAClearError) {
