@@ -185,6 +185,14 @@ struct CrossRatio {
 // Within ±10%: the tolerance the cross-check is judged by (README).
 constexpr double kCrossCheckTolerance = 0.10;
 
+}  // namespace
+
+bool CrossCheckAgrees(double bench_ratio, double crosscheck_ratio) {
+  return std::fabs(bench_ratio / crosscheck_ratio - 1) <= kCrossCheckTolerance;
+}
+
+namespace {
+
 std::string CrossCheck(const ResultsFile& bench, const std::vector<const ResultsFile*>& all) {
   const ResultsFile* cross = nullptr;
   for (const ResultsFile* f : all) {
@@ -248,8 +256,8 @@ std::string CrossCheck(const ResultsFile& bench, const std::vector<const Results
     }
     const double min_b = bn->Min() / bd->Min(), min_c = cn->Min() / cd->Min();
     const double med_b = bn->Median() / bd->Median(), med_c = cn->Median() / cd->Median();
-    const bool min_ok = std::fabs(min_b / min_c - 1) <= kCrossCheckTolerance;
-    const bool med_ok = std::fabs(med_b / med_c - 1) <= kCrossCheckTolerance;
+    const bool min_ok = CrossCheckAgrees(min_b, min_c);
+    const bool med_ok = CrossCheckAgrees(med_b, med_c);
     const bool spawnbench = absl::StrContains(r.cross_num, "way:spawnbench");
     const double own = spawnbench ? cn->Mean() / cd->Mean() : min_c;
     pairs += 2;

@@ -100,6 +100,16 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   EXPECT_EQ(Read(out + "/claims.md"), ledger);
 }
 
+// The tolerance the report states (±10%), written out: a changed constant
+// fails here rather than moving with the test.
+TEST(Report, CrossCheckAgreesWithinTenPercent) {
+  EXPECT_TRUE(CrossCheckAgrees(1.0, 1.0));
+  EXPECT_TRUE(CrossCheckAgrees(1.09, 1.0));
+  EXPECT_TRUE(CrossCheckAgrees(0.91, 1.0));
+  EXPECT_FALSE(CrossCheckAgrees(1.11, 1.0));
+  EXPECT_FALSE(CrossCheckAgrees(0.89, 1.0));
+}
+
 TEST(Report, BadFilesAreNamedAndTheRestStillReported) {
   const std::string results = Tmp("mixed");
   ASSERT_EQ(system(absl::StrCat("mkdir -p ", results, "/k && cp ", Good(),
