@@ -111,6 +111,8 @@ TEST(SpawnerDriver, ADeadSpawnerIsAnErrorNotASigpipe) {
     absl::StatusOr<SpawnerTimes> again =
         d->SpawnOnce(SpawnMethod::kVfork, RunfileOrEmpty("lib/children/minimal_child"));
     EXPECT_FALSE(again.ok());
+    // Said as what it is, not as a failed write.
+    EXPECT_EQ(again.status().code(), absl::StatusCode::kUnavailable) << again.status();
   }
   EXPECT_FALSE(d->Nop().ok());
 }
