@@ -2,7 +2,9 @@
 
 #include "analysis/claims.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -17,7 +19,8 @@
 namespace analysis {
 namespace {
 
-constexpr double kSignificance = 0.05;
+// Fewer repetitions than this a side decide nothing (see TooFew).
+constexpr size_t kMinRepetitions = 5;
 
 absl::Status Bad(absl::string_view path, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
@@ -49,6 +52,16 @@ absl::Status NeedNumber(const nlohmann::json& rule, const char* key, absl::strin
   return absl::OkStatus();
 }
 
+// "claimed": a positive number, or the published figures {"numerator": A,
+// "denominator": B} (both positive), whose ratio the ledger computes.
+absl::Status NeedClaimedRatio(const nlohmann::json& rule, absl::string_view where) {
+  if (rule.contains("claimed") && rule["claimed"].is_object()) {
+    absl::Status n = NeedNumber(rule["claimed"], "numerator", where);
+    return n.ok() ? NeedNumber(rule["claimed"], "denominator", where) : n;
+  }
+  return NeedNumber(rule, "claimed", where);
+}
+
 absl::Status CheckRule(const Claim& c, absl::string_view where) {
   const nlohmann::json& r = c.rule;
   if (!r.is_object() || !r.contains("kind") || !r["kind"].is_string()) {
@@ -58,7 +71,7 @@ absl::Status CheckRule(const Claim& c, absl::string_view where) {
   std::vector<absl::Status> checks;
   if (kind == "ratio") {
     checks = {NeedRegex(r, "numerator", where), NeedRegex(r, "denominator", where),
-              NeedNumber(r, "claimed", where), NeedNumber(r, "tolerance", where)};
+              NeedClaimedRatio(r, where), NeedNumber(r, "tolerance", where)};
     if (r.contains("metric") && (!r["metric"].is_string() ||
                                  (r["metric"] != "time" &&
                                   !absl::StartsWith(r["metric"].get<std::string>(), "counter:")))) {
@@ -142,12 +155,97 @@ const Series* One(const ResultsFile& file, const std::string& pattern, Verdict* 
 
 std::string Ratio(double r) { return absl::StrFormat("%.3gx", r); }
 
-// p-value of the U test between two series, NaN without repetitions.
-double PValue(const Series& a, const Series& b) {
-  if (a.samples_ns.size() < 2 || b.samples_ns.size() < 2) {
-    return std::numeric_limits<double>::quiet_NaN();
+std::string FormatP(double p) {
+  if (std::isnan(p)) return "";
+  return p < 0.001 ? "p < 0.001" : absl::StrFormat("p = %.2g", p);
+}
+
+bool Constant(const std::vector<double>& v) {
+  return !v.empty() && std::all_of(v.begin(), v.end(), [&](double x) { return x == v[0]; });
+}
+
+// Why two samples cannot decide anything, or "" if they can: both constant
+// (a file size, a syscall count) is exact; otherwise each side needs
+// kMinRepetitions.
+std::string TooFew(const std::vector<double>& a, const std::vector<double>& b) {
+  if (Constant(a) && Constant(b)) return "";
+  if (a.size() >= kMinRepetitions && b.size() >= kMinRepetitions) return "";
+  return absl::StrCat(a.size(), " and ", b.size(),
+                      " repetitions: each side needs ", kMinRepetitions,
+                      " (fewer cannot give a 95% interval narrower than the range of the "
+                      "differences, nor p < 0.05 with 3 a side)");
+}
+
+// Where an interval [lo, hi] of an effect (a log-ratio, or a difference in
+// ns) lies against the band [bl, bh] that would reproduce the claim. `sign`
+// is the claimed direction (+1 larger, -1 smaller, 0 no difference); 0 is no
+// effect. `show` prints a value of the effect for the reasons.
+struct Judged {
+  std::string word;
+  std::string reason;
+};
+Judged Judge(double lo, double hi, double bl, double bh, int sign,
+             const std::function<std::string(double)>& show) {
+  // A constant counter has no interval: its value is exact.
+  const std::string interval = lo == hi ? absl::StrCat("the exact value ", show(lo))
+                                        : absl::StrCat("the 95% interval ", show(lo), " to ",
+                                                       show(hi));
+  const std::string band = absl::StrCat("the band ", show(bl), " to ", show(bh),
+                                        " that would reproduce the claim");
+  if (lo >= bl && hi <= bh) return {"reproduced", absl::StrCat(interval, " lies within ", band)};
+  if (sign == 0) {
+    if (hi < bl || lo > bh) {
+      return {"contradicted", absl::StrCat(interval, " lies outside ", band)};
+    }
+    return {"inconclusive", absl::StrCat(interval, " straddles an edge of ", band)};
   }
-  return MannWhitneyU(a.samples_ns, b.samples_ns);
+  // In the claimed direction's terms: positive is the way the claim goes.
+  const double dlo = sign > 0 ? lo : -hi, dhi = sign > 0 ? hi : -lo;
+  const double dbl = sign > 0 ? bl : -bh, dbh = sign > 0 ? bh : -bl;
+  if (dhi < 0) {
+    return {"contradicted", absl::StrCat(interval, " lies wholly on the other side of no "
+                                         "difference: the opposite direction")};
+  }
+  if (dlo > 0 && (dhi < dbl || dlo > dbh)) {
+    return {"direction-only",
+            absl::StrCat("the same direction, but ", interval, " lies ",
+                         dhi < dbl ? "short of " : "beyond ", band)};
+  }
+  if (dhi < dbl) {
+    return {"contradicted",
+            absl::StrCat(interval, " holds no difference and stops short of ", band,
+                         ": an effect of the claimed size would have shown")};
+  }
+  if (dhi - dlo > std::fabs(dbl + dbh) / 2) {
+    return {"inconclusive",
+            absl::StrCat(interval, " is wider than the claimed effect: this run cannot tell")};
+  }
+  return {"inconclusive", absl::StrCat(interval, " straddles an edge of ", band)};
+}
+
+// The band of a claimed ratio, on logs: within `tolerance` of the ratio and
+// within `tolerance` of the effect (ln of the ratio), whichever is narrower,
+// so that a +1.65% claim is not "reproduced" by anything up to +27%.
+std::pair<double, double> LogBand(double claimed, double tolerance) {
+  const double centre = std::log(claimed);
+  double half = std::log1p(tolerance);
+  if (claimed != 1) half = std::min(half, tolerance * std::fabs(centre));
+  return {centre - half, centre + half};
+}
+
+// "claimed": a number, or {"numerator": A, "denominator": B}: the published
+// figures, whose ratio is computed here.
+double ClaimedRatio(const nlohmann::json& r) {
+  const nlohmann::json& c = r["claimed"];
+  if (c.is_object()) return c["numerator"].get<double>() / c["denominator"].get<double>();
+  return c.get<double>();
+}
+
+std::string ClaimedText(const nlohmann::json& r) {
+  const nlohmann::json& c = r["claimed"];
+  if (!c.is_object()) return Ratio(c.get<double>());
+  return absl::StrCat(Ratio(ClaimedRatio(r)), " (", absl::StrFormat("%g", c["numerator"].get<double>()),
+                      " / ", absl::StrFormat("%g", c["denominator"].get<double>()), ")");
 }
 
 Verdict EvaluateRatio(const nlohmann::json& r, const ResultsFile& file) {
@@ -156,45 +254,39 @@ Verdict EvaluateRatio(const nlohmann::json& r, const ResultsFile& file) {
   if (num == nullptr) return v;
   const Series* den = One(file, r["denominator"], &v);
   if (den == nullptr) return v;
-  const double claimed = r["claimed"], tolerance = r["tolerance"];
-  // A ratio of times by default; "metric": "counter:NAME" compares a counter
-  // (a file size, a syscall count), which has no repetitions to test.
+  v.rows = absl::StrCat("`", num->name, "` / `", den->name, "`");
+  const double claimed = ClaimedRatio(r), tolerance = r["tolerance"];
+  // A ratio of times by default; "metric": "counter:NAME" compares a counter.
   const std::string metric = r.value("metric", "time");
   const bool of_time = metric == "time";
-  const double a = num->Metric(metric), b = den->Metric(metric);
-  if (std::isnan(a) || std::isnan(b) || b == 0) {
+  // Only repetitions decide: a median alone (an aggregate row) has no spread.
+  const std::vector<double> a = num->Samples(metric), b = den->Samples(metric);
+  if (a.empty() || b.empty() || Median(b) == 0) {
     v.word = "pending";
-    v.reason = absl::StrCat("the rows have no ", metric);
+    v.reason = absl::StrCat("the rows have no repetitions of ", metric);
     return v;
   }
-  const double measured = a / b;
-  const double p = of_time ? PValue(*num, *den) : std::numeric_limits<double>::quiet_NaN();
+  const double measured = Median(a) / Median(b);
   auto show = [&](double x) { return of_time ? FormatNanos(x) : absl::StrFormat("%.6g", x); };
-  v.measured = absl::StrCat(Ratio(measured), " (", show(a), " / ", show(b),
+  const bool exact = Constant(a) && Constant(b);
+  const double p = exact ? std::numeric_limits<double>::quiet_NaN() : MannWhitneyU(a, b);
+  v.measured = absl::StrCat(Ratio(measured), " (", show(Median(a)), " / ", show(Median(b)),
                             of_time ? ", medians" : absl::StrCat(", ", metric.substr(8)),
-                            std::isnan(p) ? "" : absl::StrFormat(", U test p=%.2g", p), ")");
-  const bool claimed_up = claimed > 1, measured_up = measured > 1;
-  if (!std::isnan(p) && p >= kSignificance && claimed != 1) {
-    v.word = "contradicted";
-    v.reason = absl::StrFormat("claimed %s but the repetitions show no significant difference "
-                               "(p=%.2g >= %.2g)",
-                               Ratio(claimed), p, kSignificance);
-  } else if (claimed_up != measured_up) {
-    v.word = "contradicted";
-    v.reason = absl::StrCat("claimed ", Ratio(claimed), ", measured ", Ratio(measured),
-                            ": the opposite direction");
-  } else if (std::fabs(measured / claimed - 1) <= tolerance) {
-    v.word = "reproduced";
-    v.reason = absl::StrCat("measured ", Ratio(measured), " is within ",
-                            absl::StrFormat("%.0f%%", tolerance * 100), " of the claimed ",
-                            Ratio(claimed));
-  } else {
-    v.word = "direction-only";
-    v.reason = absl::StrCat("same direction, but ", Ratio(measured), " against the claimed ",
-                            Ratio(claimed), " (tolerance ",
-                            absl::StrFormat("%.0f%%", tolerance * 100), ")");
+                            exact ? ", exact" : "", std::isnan(p) ? "" : ", U test ", FormatP(p),
+                            ", n = ", a.size(), " / ", b.size(), ")");
+  if (std::string few = TooFew(a, b); !few.empty()) {
+    v.word = "pending";
+    v.reason = few;
+    return v;
   }
-  if (std::isnan(p) && of_time) absl::StrAppend(&v.reason, "; no repetitions to test significance");
+  const Interval ci = exact ? Interval{measured, measured, measured} : RatioInterval(a, b);
+  if (!exact) absl::StrAppend(&v.measured, "; 95% interval ", Ratio(ci.low), "–", Ratio(ci.high));
+  const auto [bl, bh] = LogBand(claimed, tolerance);
+  const int sign = claimed > 1 ? 1 : claimed < 1 ? -1 : 0;
+  const Judged j = Judge(std::log(ci.low), std::log(ci.high), bl, bh, sign,
+                         [](double x) { return Ratio(std::exp(x)); });
+  v.word = j.word;
+  v.reason = absl::StrCat("claimed ", ClaimedText(r), ": ", j.reason);
   return v;
 }
 
@@ -202,7 +294,8 @@ Verdict EvaluateAbsolute(const nlohmann::json& r, const ResultsFile& file) {
   Verdict v;
   std::vector<const Series*> rows = Match(file, r["rows"]);
   double floor = std::numeric_limits<double>::infinity();
-  std::string floor_row;
+  double typical = std::numeric_limits<double>::infinity();
+  std::string floor_row, typical_row;
   std::vector<std::string> skipped;
   for (const Series* s : rows) {
     if (!s->measured()) {
@@ -213,6 +306,10 @@ Verdict EvaluateAbsolute(const nlohmann::json& r, const ResultsFile& file) {
       floor = s->Min();
       floor_row = s->name;
     }
+    if (s->Median() < typical) {
+      typical = s->Median();
+      typical_row = s->name;
+    }
   }
   if (floor_row.empty()) {
     v.word = skipped.empty() ? "pending" : "skipped";
@@ -222,27 +319,36 @@ Verdict EvaluateAbsolute(const nlohmann::json& r, const ResultsFile& file) {
                    : skipped.front();
     return v;
   }
+  v.rows = absl::StrCat("`", typical_row, "`");
   const double lo = r["claimed_low_ns"], hi = r["claimed_high_ns"];
   const double factor = r["factor"], implausible = r["implausible_factor"];
-  v.measured = absl::StrCat("floor ", FormatNanos(floor), " (min of ", floor_row, ")");
+  // The median for agreement (claims are about typical time); the minimum
+  // only to call a claim implausible (faster than this machine ever was).
+  v.measured = absl::StrCat("median ", FormatNanos(typical), ", least min ", FormatNanos(floor),
+                            floor_row == typical_row ? "" : absl::StrCat(" (", floor_row, ")"));
   const std::string claimed =
       lo == hi ? FormatNanos(lo) : absl::StrCat(FormatNanos(lo), "–", FormatNanos(hi));
   if (hi * implausible < floor) {
     v.word = "implausible";
     v.reason = absl::StrCat("claimed ", claimed, " is ", absl::StrFormat("%.0f", floor / hi),
-                            "x below the floor measured here for the same operation");
-  } else if (floor >= lo / factor && floor <= hi * factor) {
+                            "x below the fastest repetition of any matching row here (more than "
+                            "the ", absl::StrFormat("%.0f", implausible),
+                            "x that hardware could explain)");
+  } else if (typical >= lo / factor && typical <= hi * factor) {
     v.word = "reproduced";
-    v.reason = absl::StrCat("the floor here is within ", absl::StrFormat("%.0f", factor),
+    v.reason = absl::StrCat("the median here is within ", absl::StrFormat("%.0f", factor),
                             "x of the claimed ", claimed);
-  } else {
+  } else if (typical > hi * factor) {
     v.word = "contradicted";
-    v.reason = absl::StrCat("claimed ", claimed, ", but the floor here is ",
-                            FormatNanos(floor), ": ",
-                            floor < lo ? absl::StrFormat("%.1fx below", lo / floor)
-                                       : absl::StrFormat("%.1fx above", floor / hi),
-                            " the claim, more than the ", absl::StrFormat("%.0f", factor),
-                            "x allowed for hardware");
+    v.reason = absl::StrCat("slower here: the median is ", absl::StrFormat("%.1f", typical / hi),
+                            "x the claimed ", claimed, ", more than the ",
+                            absl::StrFormat("%.0f", factor), "x allowed for hardware");
+  } else {
+    v.word = "inconclusive";
+    v.reason = absl::StrCat("faster here: the median is ", absl::StrFormat("%.1f", lo / typical),
+                            "x below the claimed ", claimed,
+                            "; a slower machine, or more work in what was timed there, would "
+                            "explain it, so this does not contradict the claim");
   }
   return v;
 }
@@ -253,23 +359,43 @@ Verdict EvaluateDirection(const nlohmann::json& r, const ResultsFile& file) {
   if (fast == nullptr) return v;
   const Series* slow = One(file, r["slower"], &v);
   if (slow == nullptr) return v;
-  const double p = PValue(*fast, *slow);
+  v.rows = absl::StrCat("`", slow->name, "` / `", fast->name, "` (claimed slower / faster)");
   const double ratio = slow->Median() / fast->Median();
-  v.measured = absl::StrCat(FormatNanos(fast->Median()), " vs ", FormatNanos(slow->Median()),
-                            " (", Ratio(ratio), std::isnan(p) ? "" : absl::StrFormat(", U test p=%.2g", p),
-                            ")");
-  if (std::isnan(p)) {
+  const double p = slow->samples_ns.empty() || fast->samples_ns.empty()
+                       ? std::numeric_limits<double>::quiet_NaN()
+                       : MannWhitneyU(slow->samples_ns, fast->samples_ns);
+  v.measured = absl::StrCat(FormatNanos(slow->Median()), " / ", FormatNanos(fast->Median()), " = ",
+                            Ratio(ratio), std::isnan(p) ? "" : absl::StrCat(", U test ", FormatP(p)),
+                            ", n = ", slow->samples_ns.size(), " / ", fast->samples_ns.size());
+  if (std::string few = TooFew(slow->samples_ns, fast->samples_ns);
+      !few.empty() || slow->samples_ns.empty()) {
     v.word = "pending";
-    v.reason = "no repetitions to test the direction";
-  } else if (p >= kSignificance) {
-    v.word = "contradicted";
-    v.reason = absl::StrFormat("no significant difference (p=%.2g): neither is faster here", p);
-  } else if (ratio > 1) {
+    v.reason = few.empty() ? "no repetitions" : few;
+    return v;
+  }
+  const Interval ci = RatioInterval(slow->samples_ns, fast->samples_ns);
+  absl::StrAppend(&v.measured, "; 95% interval ", Ratio(ci.low), "–", Ratio(ci.high));
+  // No figure was claimed: any difference the right way reproduces it; none
+  // larger than `negligible` (5% unless the rule says) either way contradicts.
+  const double negligible = r.value("negligible", 0.05);
+  if (ci.low > 1) {
     v.word = "reproduced";
-    v.reason = absl::StrCat("faster here too, by ", Ratio(ratio), " (no figure was claimed)");
-  } else {
+    v.reason = absl::StrCat("faster here too: the 95% interval of slower / faster is ",
+                            Ratio(ci.low), " to ", Ratio(ci.high), " (no figure was claimed)");
+  } else if (ci.high < 1) {
     v.word = "contradicted";
-    v.reason = absl::StrCat("the opposite: slower here, by ", Ratio(1 / ratio));
+    v.reason = absl::StrCat("the opposite: the 95% interval of slower / faster is ",
+                            Ratio(ci.low), " to ", Ratio(ci.high));
+  } else if (ci.low >= 1 / (1 + negligible) && ci.high <= 1 + negligible) {
+    v.word = "contradicted";
+    v.reason = absl::StrCat("no difference here: the 95% interval ", Ratio(ci.low), " to ",
+                            Ratio(ci.high), " rules out one larger than ",
+                            absl::StrFormat("%.0f%%", negligible * 100), " either way");
+  } else {
+    v.word = "inconclusive";
+    v.reason = absl::StrCat("the 95% interval ", Ratio(ci.low), " to ", Ratio(ci.high),
+                            " holds no difference but also differences larger than ",
+                            absl::StrFormat("%.0f%%", negligible * 100));
   }
   return v;
 }
@@ -280,30 +406,30 @@ Verdict EvaluateDifference(const nlohmann::json& r, const ResultsFile& file) {
   if (a == nullptr) return v;
   const Series* b = One(file, r["subtrahend"], &v);
   if (b == nullptr) return v;
+  v.rows = absl::StrCat("`", a->name, "` − `", b->name, "`");
   const double claimed = r["claimed_ns"], factor = r["factor"];
   const double diff = a->Median() - b->Median();
-  const double p = PValue(*a, *b);
-  v.measured = absl::StrCat(diff < 0 ? "-" : "", FormatNanos(std::fabs(diff)), " (",
-                            FormatNanos(a->Median()), " − ", FormatNanos(b->Median()),
-                            std::isnan(p) ? "" : absl::StrFormat(", U test p=%.2g", p), ")");
-  if (!std::isnan(p) && p >= kSignificance) {
-    v.word = "contradicted";
-    v.reason = absl::StrFormat("claimed a saving of %s, but no significant difference (p=%.2g)",
-                               FormatNanos(claimed), p);
-  } else if (diff <= 0) {
-    v.word = "contradicted";
-    v.reason = absl::StrCat("claimed a saving of ", FormatNanos(claimed),
-                            "; measured the opposite");
-  } else if (diff >= claimed / factor && diff <= claimed * factor) {
-    v.word = "reproduced";
-    v.reason = absl::StrCat("a saving of ", FormatNanos(diff), ", within ",
-                            absl::StrFormat("%.0f", factor), "x of the claimed ", FormatNanos(claimed));
-  } else {
-    v.word = "direction-only";
-    v.reason = absl::StrCat("a saving, but ", FormatNanos(diff), " against the claimed ",
-                            FormatNanos(claimed), " (more than ", absl::StrFormat("%.0f", factor),
-                            "x apart)");
+  auto signed_ns = [](double x) {
+    return absl::StrCat(x < 0 ? "-" : "", FormatNanos(std::fabs(x)));
+  };
+  const double p = a->samples_ns.empty() || b->samples_ns.empty()
+                       ? std::numeric_limits<double>::quiet_NaN()
+                       : MannWhitneyU(a->samples_ns, b->samples_ns);
+  v.measured = absl::StrCat(signed_ns(diff), " (", FormatNanos(a->Median()), " − ",
+                            FormatNanos(b->Median()),
+                            std::isnan(p) ? "" : absl::StrCat(", U test ", FormatP(p)), ", n = ",
+                            a->samples_ns.size(), " / ", b->samples_ns.size(), ")");
+  if (std::string few = TooFew(a->samples_ns, b->samples_ns);
+      !few.empty() || a->samples_ns.empty()) {
+    v.word = "pending";
+    v.reason = few.empty() ? "no repetitions" : few;
+    return v;
   }
+  const Interval ci = ShiftInterval(a->samples_ns, b->samples_ns);
+  absl::StrAppend(&v.measured, "; 95% interval ", signed_ns(ci.low), " to ", signed_ns(ci.high));
+  const Judged j = Judge(ci.low, ci.high, claimed / factor, claimed * factor, 1, signed_ns);
+  v.word = j.word;
+  v.reason = absl::StrCat("claimed a saving of ", FormatNanos(claimed), ": ", j.reason);
   return v;
 }
 
@@ -344,8 +470,9 @@ Verdict EvaluateShape(const nlohmann::json& r, const ResultsFile& file) {
 
 const std::vector<std::string>& VerdictWords() {
   static const std::vector<std::string>* const words = new std::vector<std::string>{
-      "reproduced",     "direction-only", "contradicted", "implausible", "inconsistent",
-      "not-testable-here", "not-applicable", "skipped",   "pending"};
+      "reproduced",        "direction-only", "contradicted", "implausible",
+      "inconclusive",      "inconsistent",   "not-testable-here", "not-applicable",
+      "skipped",           "pending"};
   return *words;
 }
 
@@ -397,12 +524,12 @@ absl::StatusOr<std::vector<Claim>> LoadClaims(const std::string& path) {
 std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>& results) {
   const std::string kind = claim.rule["kind"];
   if (kind == "reading") {
-    return {Verdict{claim.rule["verdict"], "—",
+    return {Verdict{claim.rule["verdict"], "", "—",
                     absl::StrCat("by reading, not measured: ", claim.rule["reason"].get<std::string>()),
                     ""}};
   }
   if (kind == "pending") {
-    return {Verdict{"pending", "—", claim.rule["reason"].get<std::string>(), ""}};
+    return {Verdict{"pending", "", "—", claim.rule["reason"].get<std::string>(), ""}};
   }
   std::vector<Verdict> out;
   for (const ResultsFile& file : results) {
@@ -424,7 +551,7 @@ std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>
     out.push_back(std::move(v));
   }
   if (out.empty()) {
-    out.push_back(Verdict{"pending", "—",
+    out.push_back(Verdict{"pending", "", "—",
                           absl::StrCat("the ", claim.experiment,
                                        " experiment has no full-run results yet"),
                           ""});

@@ -5,20 +5,31 @@
 // verdict from benchmark rows chosen by regular expressions (re2, full match)
 // over the canonical `family/dim:value` names:
 //
-//   ratio      median(numerator) / median(denominator) against the claimed ratio:
-//              reproduced within `tolerance` (relative), direction-only outside
-//              it, contradicted if the direction is opposite or the U test finds
-//              no significant difference where one was claimed. With
-//              "metric": "counter:NAME" it compares a user counter instead.
-//   absolute   a claimed time range against the floor measured here (the least
-//              min of the matching rows): implausible when the claim is more
-//              than `implausible_factor` below the floor, reproduced within
-//              `factor` of the range, contradicted otherwise.
+//   ratio      numerator / denominator against the claimed ratio (a number, or
+//              the published figures {"numerator": A, "denominator": B}). The
+//              95% interval of the ratio (Hodges-Lehmann on logs, see stats.h)
+//              is judged against a band around the claim: within `tolerance`
+//              of the ratio and of the effect (its log), whichever is
+//              narrower. Reproduced when the interval lies in the band;
+//              direction-only when it excludes no difference but misses the
+//              band; contradicted when it lies the opposite way, or holds no
+//              difference and stops short of the band; inconclusive when it
+//              straddles the band's edge or is wider than the claimed effect.
+//              With "metric": "counter:NAME" a user counter instead of time;
+//              a counter that is constant on both sides is exact.
+//   absolute   a claimed time range against the median here (the least median
+//              of the matching rows): reproduced within `factor`,
+//              contradicted when slower here by more, inconclusive when
+//              faster here by more (a slower machine would explain it), and
+//              implausible when the claim is more than `implausible_factor`
+//              below the least minimum of any matching row.
 //   direction  `faster` should be faster than `slower` (no figure claimed):
-//              reproduced if the U test says so, contradicted otherwise.
+//              reproduced if the interval of slower/faster lies above 1,
+//              contradicted if below, or if it rules out any difference larger
+//              than `negligible` (default 0.05), else inconclusive.
 //   difference median(minuend) - median(subtrahend) against a claimed saving:
-//              reproduced within `factor`, direction-only outside it,
-//              contradicted if there is no significant saving.
+//              the interval of the difference (Hodges-Lehmann) against
+//              claimed/`factor` to claimed*`factor`, judged as a ratio is.
 //   shape      one ratio that should stay flat (at most `max_ratio`) and one that
 //              should grow (at least `min_ratio`): reproduced if both hold.
 //   pending    no experiment tests it yet (or it is checked by a functional
@@ -26,7 +37,8 @@
 //   reading    a verdict by reading, not by measurement (not-testable-here,
 //              not-applicable, inconsistent, or a documented fact), with why.
 //
-// A claim whose experiment has no results is `pending`; one whose rows were
+// A claim whose experiment has no results, or whose rows have fewer than 5
+// repetitions a side, is `pending` with the reason; one whose rows were
 // skipped is `skipped` with the reason. Nothing else is ever assigned.
 //
 // Example:
@@ -61,6 +73,7 @@ struct Claim {
 
 struct Verdict {
   std::string word;      // reproduced, direction-only, contradicted, implausible, ...
+  std::string rows;      // the rows compared, in the rule's order ("" if none)
   std::string measured;  // what was measured here, in a few words
   std::string reason;    // one line
   std::string kernel;    // the results it was computed from ("" if none)

@@ -517,7 +517,7 @@ std::string Ledger(const std::vector<Claim>& claims, const std::vector<ResultsFi
       ++(*counts)[v.word];
       absl::StrAppend(&table, "| ", c.id, c.part.empty() ? "" : absl::StrCat(" (", c.part, ")"),
                       " | ", Cell(c.source), " | ", Cell(c.claim), " | ", Cell(c.conditions),
-                      " | ", Cell(v.measured),
+                      " | ", v.rows.empty() ? "—" : Cell(v.rows), " | ", Cell(v.measured),
                       v.kernel.empty() ? "" : absl::StrCat(" — ", v.kernel), " | **", v.word,
                       "** | ", Cell(v.reason), " |\n");
     }
@@ -525,15 +525,22 @@ std::string Ledger(const std::vector<Claim>& claims, const std::vector<ResultsFi
   std::string out = absl::StrCat(
       kGeneratedMarker, "\n\n# The claims ledger\n\n",
       "Each published claim (`shared/claims.md`; rules in `analysis/claims.json`) against what ",
-      "was measured here. Verdicts are computed from the results by the rule each claim names; ",
-      "`pending` means the experiment that tests it has no full-run results yet, and a verdict ",
-      "marked *by reading* was not measured.\n\n| verdict | count |\n|---|---:|\n");
+      "was measured here. Verdicts are computed from the results by the rule each claim names ",
+      "(`analysis/claims.h`): a ratio or a difference is judged by its 95% interval (Hodges-Lehmann, ",
+      "from the repetitions) against the band that would reproduce the claim. `inconclusive`: the ",
+      "interval straddles the band's edge, or is wider than the claimed effect, so this run cannot ",
+      "tell. `pending`: no verdict yet, for the reason given (no experiment or full-run results, ",
+      "rows missing, or fewer than 5 repetitions a side). A verdict marked *by reading* was not ",
+      "measured. In *rows compared*, the first row is the claim's numerator (or minuend).\n\n",
+      "| verdict | count |\n|---|---:|\n");
   for (const std::string& word : VerdictWords()) {
     auto it = counts->find(word);
     if (it != counts->end()) absl::StrAppend(&out, "| ", word, " | ", it->second, " |\n");
   }
-  absl::StrAppend(&out, "\n| id | source | claimed | conditions | measured here | verdict | why |\n",
-                  "|---|---|---|---|---|---|---|\n", table);
+  absl::StrAppend(&out,
+                  "\n| id | source | claimed | conditions | rows compared | measured here | verdict "
+                  "| why |\n",
+                  "|---|---|---|---|---|---|---|---|\n", table);
   return out;
 }
 

@@ -67,6 +67,14 @@ double Series::Metric(absl::string_view metric) const {
   return it == counters.end() ? kNaN : analysis::Median(it->second);
 }
 
+std::vector<double> Series::Samples(absl::string_view metric) const {
+  if (metric == "time") return samples_ns;
+  absl::string_view name = metric;
+  if (!absl::ConsumePrefix(&name, "counter:")) return {};
+  auto it = counters.find(std::string(name));
+  return it == counters.end() ? std::vector<double>{} : it->second;
+}
+
 std::string ResultsFile::experiment() const {
   auto it = context.find("spawnlab.experiment");
   if (it != context.end()) return it->second;

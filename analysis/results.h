@@ -51,6 +51,8 @@ struct Series {
   // "time" (the median time, ns) or "counter:NAME" (the median of that
   // counter); NaN if the series has no such value.
   double Metric(absl::string_view metric) const;
+  // The same metric's value per repetition (empty if it has none).
+  std::vector<double> Samples(absl::string_view metric) const;
 };
 
 struct ResultsFile {

@@ -10,6 +10,52 @@
 namespace analysis {
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Below this many values in one sample (and without ties) U's exact
+// distribution is used: scipy's rule.
+constexpr size_t kExactBelow = 8;
+// The exact distribution is also used for the interval up to this size.
+constexpr size_t kExactUpTo = 20;
+
+// P(U <= u) for every u in 0..m*n, for samples of sizes m and n with no ties:
+// the number of orderings with U = u (f(m, n, u) = f(m-1, n, u-n) +
+// f(m, n-1, u)) over C(m+n, m).
+std::vector<double> ExactCdf(size_t m, size_t n) {
+  // f[j][u]: orderings of i values of the first sample and j of the second.
+  std::vector<std::vector<double>> f(n + 1, std::vector<double>(m * n + 1, 0));
+  for (size_t j = 0; j <= n; ++j) f[j][0] = 1;  // i = 0: U is 0
+  for (size_t i = 1; i <= m; ++i) {
+    std::vector<std::vector<double>> g(n + 1, std::vector<double>(m * n + 1, 0));
+    g[0][0] = 1;  // j = 0: U is 0
+    for (size_t j = 1; j <= n; ++j) {
+      for (size_t u = 0; u <= i * j; ++u) {
+        g[j][u] = g[j - 1][u] + (u >= j ? f[j][u - j] : 0);
+      }
+    }
+    f = std::move(g);
+  }
+  std::vector<double> cdf(m * n + 1);
+  double total = 0;
+  for (double c : f[n]) total += c;
+  double run = 0;
+  for (size_t u = 0; u <= m * n; ++u) {
+    run += f[n][u];
+    cdf[u] = run / total;
+  }
+  return cdf;
+}
+
+// The standard normal's quantile, by bisection on erfc (enough for the few
+// calls an interval makes).
+double NormalQuantile(double p) {
+  double lo = -10, hi = 10;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (lo + hi) / 2;
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
 }  // namespace
 
 double Median(std::vector<double> v) {
@@ -70,12 +116,63 @@ double MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b) 
   }
   const double u1 = rank_sum_a - n1 * (n1 + 1) / 2;
   const double mu = n1 * n2 / 2;
+  if (tie_term == 0 && std::min(a.size(), b.size()) < kExactBelow) {
+    const std::vector<double> cdf = ExactCdf(a.size(), b.size());
+    const double u_low = std::min(u1, n1 * n2 - u1);
+    return std::min(1.0, 2 * cdf[static_cast<size_t>(std::llround(u_low))]);
+  }
   const double total = n1 + n2;
   const double variance = n1 * n2 / 12 * ((total + 1) - tie_term / (total * (total - 1)));
   if (variance <= 0) return 1.0;
   const double z = (std::fabs(u1 - mu) - 0.5) / std::sqrt(variance);
   if (z <= 0) return 1.0;
   return std::erfc(z / std::sqrt(2.0));  // two-sided
+}
+
+Interval ShiftInterval(const std::vector<double>& a, const std::vector<double>& b,
+                       double confidence) {
+  if (a.empty() || b.empty()) return {kNaN, kNaN, kNaN};
+  std::vector<double> d;
+  d.reserve(a.size() * b.size());
+  for (double x : a) {
+    for (double y : b) d.push_back(x - y);
+  }
+  std::sort(d.begin(), d.end());
+  const size_t mn = d.size();
+  Interval out{Median(d), -kInf, kInf};
+  // k: the largest u with P(U <= u) <= (1 - confidence) / 2; the interval
+  // runs from the (k+1)-th smallest difference to the (k+1)-th largest.
+  const double tail = (1 - confidence) / 2;
+  long k = -1;
+  if (std::max(a.size(), b.size()) <= kExactUpTo) {
+    const std::vector<double> cdf = ExactCdf(a.size(), b.size());
+    while (k + 1 < static_cast<long>(mn) && cdf[static_cast<size_t>(k + 1)] <= tail) ++k;
+  } else {
+    const double m = static_cast<double>(a.size()), n = static_cast<double>(b.size());
+    k = static_cast<long>(std::floor(m * n / 2 - 0.5 + NormalQuantile(tail) *
+                                                           std::sqrt(m * n * (m + n + 1) / 12)));
+  }
+  if (k >= 0 && 2 * static_cast<size_t>(k) < mn) {
+    out.low = d[static_cast<size_t>(k)];
+    out.high = d[mn - 1 - static_cast<size_t>(k)];
+  }
+  return out;
+}
+
+Interval RatioInterval(const std::vector<double>& a, const std::vector<double>& b,
+                       double confidence) {
+  if (a.empty() || b.empty()) return {kNaN, kNaN, kNaN};
+  std::vector<double> la, lb;
+  for (double x : a) la.push_back(x > 0 ? std::log(x) : kNaN);
+  for (double x : b) lb.push_back(x > 0 ? std::log(x) : kNaN);
+  for (double x : la) {
+    if (std::isnan(x)) return {kNaN, kNaN, kNaN};
+  }
+  for (double x : lb) {
+    if (std::isnan(x)) return {kNaN, kNaN, kNaN};
+  }
+  const Interval l = ShiftInterval(la, lb, confidence);
+  return {std::exp(l.estimate), std::exp(l.low), std::exp(l.high)};
 }
 
 }  // namespace analysis
