@@ -79,7 +79,7 @@ struct Verdict {
   std::string kernel;    // the results it was computed from ("" if none)
 };
 
-// The verdict words of shared/claims.md, plus `pending`.
+// The verdict words the ledger gives.
 const std::vector<std::string>& VerdictWords();
 
 // Parses and checks the claims file: every field present, every rule of a

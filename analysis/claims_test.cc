@@ -95,6 +95,26 @@ TEST_F(ClaimsFileTest, IdsAreWellFormedNumberedWithoutGapsAndUnique) {
   EXPECT_EQ(in_ledger, in_doc);
 }
 
+// The ledger stands on its own: every claim cites its source so that a
+// reader with only this repository can find it (a title, an author or a site),
+// never a file name from outside it; every claim says what was claimed and
+// under which conditions; every rule that gives no measured verdict says why.
+TEST_F(ClaimsFileTest, EveryClaimCitesItsSourceAndEveryRuleItsReason) {
+  static const LazyRE2 kFileName = {R"(.*\b\d{3}_[0-9a-f]{16}\.txt\b.*)"};
+  for (const Claim& c : claims_) {
+    EXPECT_FALSE(RE2::FullMatch(c.source, *kFileName)) << c.id << ": " << c.source;
+    EXPECT_GE(c.source.size(), 12u) << c.id << ": too short to find: " << c.source;
+    EXPECT_FALSE(c.claim.empty()) << c.id;
+    EXPECT_FALSE(c.conditions.empty()) << c.id;
+    const std::string kind = c.rule["kind"];
+    if (kind == "reading" || kind == "pending") {
+      EXPECT_GE(c.rule["reason"].get<std::string>().size(), 20u) << c.id;
+    } else {
+      EXPECT_FALSE(c.experiment.empty()) << c.id;
+    }
+  }
+}
+
 TEST_F(ClaimsFileTest, EveryVerdictIsAKnownWord) {
   const std::vector<std::string>& words = VerdictWords();
   for (const Claim& c : claims_) {

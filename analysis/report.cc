@@ -511,36 +511,57 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
 
 std::string Ledger(const std::vector<Claim>& claims, const std::vector<ResultsFile>& files,
                    std::map<std::string, int>* counts) {
-  std::string table;
+  // Measured verdicts and those by reading in two tables; counted per claim
+  // part (a claim may be tested in several), with the claims counted too.
+  std::string measured, reading;
+  std::set<std::string> ids, read_ids;
+  int parts = 0;
   for (const Claim& c : claims) {
+    ids.insert(c.id);
+    ++parts;
+    const bool by_reading = c.rule["kind"] == "reading";
+    if (by_reading) read_ids.insert(c.id);
     for (const Verdict& v : Evaluate(c, files)) {
       ++(*counts)[v.word];
-      absl::StrAppend(&table, "| ", c.id, c.part.empty() ? "" : absl::StrCat(" (", c.part, ")"),
-                      " | ", Cell(c.source), " | ", Cell(c.claim), " | ", Cell(c.conditions),
-                      " | ", v.rows.empty() ? "—" : Cell(v.rows), " | ", Cell(v.measured),
-                      v.kernel.empty() ? "" : absl::StrCat(" — ", v.kernel), " | **", v.word,
-                      "** | ", Cell(v.reason), " |\n");
+      const std::string who =
+          absl::StrCat("| ", c.id, c.part.empty() ? "" : absl::StrCat(" (", c.part, ")"), " | ",
+                       Cell(c.source), " | ", Cell(c.claim), " | ", Cell(c.conditions), " | ");
+      if (by_reading) {
+        absl::StrAppend(&reading, who, "**", v.word, "** | ", Cell(v.reason), " |\n");
+        continue;
+      }
+      absl::StrAppend(&measured, who, v.rows.empty() ? "—" : Cell(v.rows), " | ",
+                      Cell(v.measured), v.kernel.empty() ? "" : absl::StrCat(" — ", v.kernel),
+                      " | **", v.word, "** | ", Cell(v.reason), " |\n");
     }
   }
   std::string out = absl::StrCat(
       kGeneratedMarker, "\n\n# The claims ledger\n\n",
-      "Each published claim (`shared/claims.md`; rules in `analysis/claims.json`) against what ",
-      "was measured here. Verdicts are computed from the results by the rule each claim names ",
-      "(`analysis/claims.h`): a ratio or a difference is judged by its 95% interval (Hodges-Lehmann, ",
-      "from the repetitions) against the band that would reproduce the claim. `inconclusive`: the ",
-      "interval straddles the band's edge, or is wider than the claimed effect, so this run cannot ",
-      "tell. `pending`: no verdict yet, for the reason given (no experiment or full-run results, ",
-      "rows missing, or fewer than 5 repetitions a side). A verdict marked *by reading* was not ",
-      "measured. In *rows compared*, the first row is the claim's numerator (or minuend).\n\n",
-      "| verdict | count |\n|---|---:|\n");
+      "Each published claim, cited by its source's title (rules in `analysis/claims.json`), ",
+      "against what was measured here. Verdicts are computed from the results by the rule each ",
+      "claim names (`analysis/claims.h`): a ratio or a difference is judged by its 95% interval ",
+      "(Hodges-Lehmann, from the repetitions) against the band that would reproduce the claim. ",
+      "`inconclusive`: the interval straddles the band's edge, or is wider than the claimed ",
+      "effect, so this run cannot tell. `pending`: no verdict yet, for the reason given (no ",
+      "experiment or full-run results, rows missing, or fewer than 5 repetitions a side). In ",
+      "*rows compared*, the first row is the claim's numerator (or minuend).\n\n", ids.size(),
+      " claims, tested in ", parts, " parts (", read_ids.size(),
+      " of the claims have a part judged by reading, not measured, listed apart).\n\n",
+      "| verdict | parts |\n|---|---:|\n");
   for (const std::string& word : VerdictWords()) {
     auto it = counts->find(word);
     if (it != counts->end()) absl::StrAppend(&out, "| ", word, " | ", it->second, " |\n");
   }
   absl::StrAppend(&out,
-                  "\n| id | source | claimed | conditions | rows compared | measured here | verdict "
-                  "| why |\n",
-                  "|---|---|---|---|---|---|---|---|\n", table);
+                  "\n## Measured\n\n| id | source | claimed | conditions | rows compared | "
+                  "measured here | verdict | why |\n",
+                  "|---|---|---|---|---|---|---|---|\n", measured);
+  if (!reading.empty()) {
+    absl::StrAppend(&out,
+                    "\n## By reading, not measured\n\n| id | source | claimed | conditions | "
+                    "verdict | why |\n|---|---|---|---|---|---|\n",
+                    reading);
+  }
   return out;
 }
 

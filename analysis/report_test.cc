@@ -86,6 +86,11 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   EXPECT_THAT(ledger, HasSubstr("| P-1 (the shape: flat vs growing) |"));
   EXPECT_THAT(ledger, HasSubstr("**implausible**"));
   EXPECT_THAT(ledger, HasSubstr("**pending**"));
+  // Verdicts by reading apart from the measured ones; claims counted as well
+  // as their parts; the rows of each comparison named.
+  EXPECT_THAT(ledger, HasSubstr("## By reading, not measured"));
+  EXPECT_THAT(ledger, ::testing::ContainsRegex("[0-9]+ claims, tested in [0-9]+ parts"));
+  EXPECT_THAT(ledger, HasSubstr("| rows compared |"));
   const std::string command = Read(out + "/command.md");
   EXPECT_THAT(command, HasSubstr("### Key ratios"));
   // Command 360 against vfork's 350: +2.9%, within 5%. The spawn path 345
