@@ -24,10 +24,13 @@ std::string Cell(absl::string_view s) {
 }
 
 
+// The revision, marked when the run's checkout differed from it.
 std::string ShortRevision(const ResultsFile& f) {
   auto it = f.context.find("git.revision");
   if (it == f.context.end()) return "unknown";
-  return Cell(it->second.substr(0, 12));
+  auto tree = f.context.find("git.tree");
+  const bool dirty = tree != f.context.end() && absl::StartsWith(tree->second, "dirty");
+  return Cell(absl::StrCat(it->second.substr(0, 12), dirty ? " (dirty)" : ""));
 }
 
 // A context value, made safe for a table cell (a '|' or a newline in a CPU

@@ -1,4 +1,5 @@
-// environment.cc: see environment.h. Reads /proc and /sys only; spawns nothing.
+// environment.cc: see environment.h. Reads /proc, /sys and .git; the probes it
+// records fork children to try each feature, and GitTreeState runs `git status`.
 
 #include "lib/environment.h"
 
@@ -21,6 +22,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/time/time.h"
+#include "lib/command.h"
 #include "lib/probes.h"
 
 namespace spawnlab {
@@ -181,6 +184,34 @@ std::string GitRevision(absl::string_view workspace_dir) {
   return kUnknown;
 }
 
+std::string GitTreeStateFrom(absl::string_view porcelain) {
+  int changed = 0;
+  for (absl::string_view line : absl::StrSplit(porcelain, '\n', absl::SkipEmpty())) {
+    (void)line;
+    ++changed;
+  }
+  if (changed == 0) return "clean";
+  return absl::StrCat("dirty: ", changed, changed == 1 ? " tracked file differs" : " tracked files differ",
+                      " from the revision");
+}
+
+std::string GitTreeState(absl::string_view workspace_dir) {
+  absl::StatusOr<CommandResult> r =
+      Command("git")
+          .Args({"-C", std::string(workspace_dir), "status", "--porcelain", "--untracked-files=no",
+                 "--", ".", ":!results", ":!reports"})
+          .Stdout(Stdio::Pipe())
+          .Stderr(Stdio::Pipe())
+          .Timeout(absl::Seconds(10))
+          .Run();
+  if (!r.ok()) return absl::StrCat("unknown: ", r.status().message());
+  if (!r->status.success()) {
+    return absl::StrCat("unknown: git status: ", r->status.ToString(), " ",
+                        absl::StripAsciiWhitespace(r->err));
+  }
+  return GitTreeStateFrom(r->out);
+}
+
 std::string DebianPackageVersion(absl::string_view package) {
   std::ifstream in("/var/lib/dpkg/status");
   std::string line;
@@ -231,6 +262,8 @@ std::map<std::string, std::string> CollectEnvironment() {
 #endif
   const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
   env["git.revision"] = workspace != nullptr ? GitRevision(workspace) : kUnknown;
+  env["git.tree"] = workspace != nullptr ? GitTreeState(workspace)
+                                         : "unknown: not started by bazel run";
   for (const char* pkg : {"bazel-bootstrap", "libabsl-dev", "libbenchmark-dev", "libgtest-dev",
                           "libre2-dev", "liburing-dev", "nlohmann-json3-dev", "libc6"}) {
     std::string v = DebianPackageVersion(pkg);

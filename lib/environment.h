@@ -43,8 +43,17 @@ std::string HostIdFrom(absl::string_view cpu_model, int cpus, int64_t memory_gib
                        absl::string_view virtualization);
 
 // The git revision of the checkout at `workspace_dir` (read from .git, with no
-// git process), with "-dirty" unknown; "unknown" if there is none.
+// git process); "unknown" if there is none. Whether the tree matches it is
+// GitTreeState's question.
 std::string GitRevision(absl::string_view workspace_dir);
+
+// Whether the checkout at `workspace_dir` is the revision it names: "clean",
+// "dirty: N tracked files differ from the revision" (results/ and reports/
+// aside, which a run writes), or "unknown: why" (no git, not a checkout).
+// Runs `git status` once, with a 10 s timeout.
+std::string GitTreeState(absl::string_view workspace_dir);
+// The same, from `git status --porcelain` output (for tests).
+std::string GitTreeStateFrom(absl::string_view porcelain);
 
 // Installed version of a Debian package, from /var/lib/dpkg/status; "" if none.
 std::string DebianPackageVersion(absl::string_view package);

@@ -21,7 +21,7 @@ TEST(Environment, HasTheKeysReportsNeed) {
   std::map<std::string, std::string> env = CollectEnvironment();
   for (const char* key :
        {"kernel.release", "kernel.version", "cpu.model", "cpu.online", "cpu.governor",
-        "virtualization", "thp.enabled", "aslr", "glibc", "compiler", "git.revision",
+        "virtualization", "thp.enabled", "aslr", "glibc", "compiler", "git.revision", "git.tree",
         "package.libabsl-dev", "package.libbenchmark-dev", "probe.clone3", "probe.io_uring"}) {
     EXPECT_TRUE(env.count(key)) << key;
     EXPECT_FALSE(env[key].empty()) << key;
@@ -51,6 +51,31 @@ TEST(Environment, GitRevisionFollowsRefsLooseAndPacked) {
   std::ofstream(root + "/.git/HEAD") << sha << "\n";  // detached
   EXPECT_EQ(GitRevision(root), sha);
   EXPECT_EQ(GitRevision(absl::StrCat(root, "/nowhere")), "unknown");
+}
+
+TEST(Environment, GitTreeStateCountsChangedTrackedFiles) {
+  EXPECT_EQ(GitTreeStateFrom(""), "clean");
+  EXPECT_EQ(GitTreeStateFrom(" M lib/x.cc\n"), "dirty: 1 tracked file differs from the revision");
+  EXPECT_EQ(GitTreeStateFrom(" M a\nM  b\n"), "dirty: 2 tracked files differ from the revision");
+}
+
+// A real checkout: clean after a commit, dirty after an edit, and an edit
+// under results/ (which a run writes) does not count.
+TEST(Environment, GitTreeStateOfACheckout) {
+  if (system("git --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "git is not installed";
+  const std::string root = absl::StrCat(std::getenv("TEST_TMPDIR"), "/checkout");
+  const std::string git = absl::StrCat("git -C ", root, " -c user.name=t -c user.email=t@t ");
+  ASSERT_EQ(system(absl::StrCat("mkdir -p ", root, "/results && ", git, "init -q && echo a > ",
+                                root, "/a && echo r > ", root, "/results/r.json && ", git,
+                                "add -A && ", git, "commit -qm c")
+                       .c_str()),
+            0);
+  EXPECT_EQ(GitTreeState(root), "clean");
+  ASSERT_EQ(system(absl::StrCat("echo changed > ", root, "/results/r.json").c_str()), 0);
+  EXPECT_EQ(GitTreeState(root), "clean");
+  ASSERT_EQ(system(absl::StrCat("echo b >> ", root, "/a").c_str()), 0);
+  EXPECT_EQ(GitTreeState(root), "dirty: 1 tracked file differs from the revision");
+  EXPECT_TRUE(absl::StartsWith(GitTreeState(absl::StrCat(root, "/nowhere")), "unknown: "));
 }
 
 TEST(Environment, HostIdNamesTheMachineTypeNotTheMachine) {
