@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -176,6 +177,22 @@ std::string TooFew(const std::vector<double>& a, const std::vector<double>& b) {
                       "differences, nor p < 0.05 with 3 a side)");
 }
 
+// Makes `v` pending with the reason, and says so, when two samples are too
+// few to decide anything.
+bool PendingIfTooFew(const std::vector<double>& a, const std::vector<double>& b, Verdict* v) {
+  std::string few = TooFew(a, b);
+  if (few.empty()) return false;
+  v->word = "pending";
+  v->reason = std::move(few);
+  return true;
+}
+
+// The U test's p-value on two rows' times; NaN if either has no repetitions.
+double TimeP(const Series& a, const Series& b) {
+  return a.samples_ns.empty() || b.samples_ns.empty() ? std::numeric_limits<double>::quiet_NaN()
+                                                      : MannWhitneyU(a.samples_ns, b.samples_ns);
+}
+
 // Where an interval [lo, hi] of an effect (a log-ratio, or a difference in
 // ns) lies against the band [bl, bh] that would reproduce the claim. `sign`
 // is the claimed direction (+1 larger, -1 smaller, 0 no difference); 0 is no
@@ -274,11 +291,7 @@ Verdict EvaluateRatio(const nlohmann::json& r, const ResultsFile& file) {
                             of_time ? ", medians" : absl::StrCat(", ", metric.substr(8)),
                             exact ? ", exact" : "", std::isnan(p) ? "" : ", U test ", FormatP(p),
                             ", n = ", a.size(), " / ", b.size(), ")");
-  if (std::string few = TooFew(a, b); !few.empty()) {
-    v.word = "pending";
-    v.reason = few;
-    return v;
-  }
+  if (PendingIfTooFew(a, b, &v)) return v;
   const Interval ci = exact ? Interval{measured, measured, measured} : RatioInterval(a, b);
   if (!exact) absl::StrAppend(&v.measured, "; 95% interval ", Ratio(ci.low), "–", Ratio(ci.high));
   const auto [bl, bh] = LogBand(claimed, tolerance);
@@ -361,18 +374,11 @@ Verdict EvaluateDirection(const nlohmann::json& r, const ResultsFile& file) {
   if (slow == nullptr) return v;
   v.rows = absl::StrCat("`", slow->name, "` / `", fast->name, "` (claimed slower / faster)");
   const double ratio = slow->Median() / fast->Median();
-  const double p = slow->samples_ns.empty() || fast->samples_ns.empty()
-                       ? std::numeric_limits<double>::quiet_NaN()
-                       : MannWhitneyU(slow->samples_ns, fast->samples_ns);
+  const double p = TimeP(*slow, *fast);
   v.measured = absl::StrCat(FormatNanos(slow->Median()), " / ", FormatNanos(fast->Median()), " = ",
                             Ratio(ratio), std::isnan(p) ? "" : absl::StrCat(", U test ", FormatP(p)),
                             ", n = ", slow->samples_ns.size(), " / ", fast->samples_ns.size());
-  if (std::string few = TooFew(slow->samples_ns, fast->samples_ns);
-      !few.empty() || slow->samples_ns.empty()) {
-    v.word = "pending";
-    v.reason = few.empty() ? "no repetitions" : few;
-    return v;
-  }
+  if (PendingIfTooFew(slow->samples_ns, fast->samples_ns, &v)) return v;
   const Interval ci = RatioInterval(slow->samples_ns, fast->samples_ns);
   absl::StrAppend(&v.measured, "; 95% interval ", Ratio(ci.low), "–", Ratio(ci.high));
   // No figure was claimed: any difference the right way reproduces it; none
@@ -412,19 +418,12 @@ Verdict EvaluateDifference(const nlohmann::json& r, const ResultsFile& file) {
   auto signed_ns = [](double x) {
     return absl::StrCat(x < 0 ? "-" : "", FormatNanos(std::fabs(x)));
   };
-  const double p = a->samples_ns.empty() || b->samples_ns.empty()
-                       ? std::numeric_limits<double>::quiet_NaN()
-                       : MannWhitneyU(a->samples_ns, b->samples_ns);
+  const double p = TimeP(*a, *b);
   v.measured = absl::StrCat(signed_ns(diff), " (", FormatNanos(a->Median()), " − ",
                             FormatNanos(b->Median()),
                             std::isnan(p) ? "" : absl::StrCat(", U test ", FormatP(p)), ", n = ",
                             a->samples_ns.size(), " / ", b->samples_ns.size(), ")");
-  if (std::string few = TooFew(a->samples_ns, b->samples_ns);
-      !few.empty() || a->samples_ns.empty()) {
-    v.word = "pending";
-    v.reason = few.empty() ? "no repetitions" : few;
-    return v;
-  }
+  if (PendingIfTooFew(a->samples_ns, b->samples_ns, &v)) return v;
   const Interval ci = ShiftInterval(a->samples_ns, b->samples_ns);
   absl::StrAppend(&v.measured, "; 95% interval ", signed_ns(ci.low), " to ", signed_ns(ci.high));
   const Judged j = Judge(ci.low, ci.high, claimed / factor, claimed * factor, 1, signed_ns);
