@@ -185,11 +185,9 @@ std::string GitRevision(absl::string_view workspace_dir) {
 }
 
 std::string GitTreeStateFrom(absl::string_view porcelain) {
-  int changed = 0;
-  for (absl::string_view line : absl::StrSplit(porcelain, '\n', absl::SkipEmpty())) {
-    (void)line;
-    ++changed;
-  }
+  const std::vector<absl::string_view> lines =
+      absl::StrSplit(porcelain, '\n', absl::SkipEmpty());
+  const size_t changed = lines.size();  // one line per changed file
   if (changed == 0) return "clean";
   return absl::StrCat("dirty: ", changed, changed == 1 ? " tracked file differs" : " tracked files differ",
                       " from the revision");
