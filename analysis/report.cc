@@ -88,46 +88,6 @@ std::vector<const ResultsFile*> Sorted(const ResultsSet& set) {
 
 // ---- Charts ---------------------------------------------------------------
 
-// A Mermaid bar chart of medians: one bar per value of `x_dim`, for rows of
-// `family` with the `fixed` dimensions; one chart per value of `split_dim`
-// (or a single chart if it is empty).
-struct ChartSpec {
-  std::string experiment;
-  std::string family;
-  std::string x_dim;
-  std::string split_dim;
-  std::map<std::string, std::string> fixed;
-  std::string what;  // the title, after the split value
-};
-
-const std::vector<ChartSpec>& Charts() {
-  static const std::vector<ChartSpec>* const charts = new std::vector<ChartSpec>{
-      {"clone3", "spawn", "parent", "method", {{"child", "minimal"}, {"until", "exit"}},
-       "spawn to reaped by parent size, minimal child (median, us)"},
-      {"clone3", "spawn", "method", "", {{"child", "minimal"}, {"parent", "small"}, {"until", "start"}},
-       "spawn to the child's first instruction, small parent, minimal child (median, us)"},
-      {"clone3", "spawn", "method", "", {{"child", "dynamic"}, {"parent", "small"}, {"until", "exit"}},
-       "spawn to reaped, small parent, dynamic child (median, us)"},
-      {"command", "command", "api", "", {{"child", "minimal"}, {"op", "run"}},
-       "start and wait for the minimal child, by API (median, us)"},
-      {"linking", "exec", "child-link", "until", {},
-       "exec by vfork, by how the child is linked (median, us)"},
-      {"linking", "spawn", "parent-link", "method", {{"until", "exit"}},
-       "spawn to reaped, by how the parent is linked (median, us)"},
-      {"strip", "exec", "strip", "cache", {{"until", "exit"}},
-       "exec to reaped, by how the child is stripped (median, us)"},
-      {"inline", "spawn", "inline", "method", {{"until", "exit"}},
-       "spawn to reaped, by lib/spawn's inlining (median, us)"},
-      {"accept", "accept", "mechanism", "model", {{"load", "keepalive"}},
-       "time per request with keep-alive, by accept mechanism (median, us)"},
-      {"accept", "accept", "mechanism", "model", {{"load", "connect"}},
-       "time per request on a new connection, by accept mechanism (median, us)"},
-      {"io_uring_spawn", "reap", "strategy", "children", {},
-       "spawn and reap, per child, by reaping strategy (median, us)"},
-  };
-  return *charts;
-}
-
 // The top of a time axis: 10% above the largest bar, rounded up to two
 // significant figures. Every axis starts at zero: Mermaid's xychart would
 // otherwise scale from the smallest bar to the largest, and draw 358 against
@@ -139,26 +99,30 @@ double AxisTop(double max) {
   return std::ceil(x / p) * p;
 }
 
-std::string Charts(const ResultsFile& f) {
+// Whether a parsed row is one a selector picks.
+bool Selected(const RowSelector& sel, const Series& s) {
+  if (s.parsed.family != sel.family) return false;
+  for (const auto& [dim, value] : sel.fixed) {
+    auto it = s.parsed.dims.find(dim);
+    if (it == s.parsed.dims.end() || it->second != value) return false;
+  }
+  return true;
+}
+
+// One Mermaid bar chart of medians per split value (ReportSpec::charts).
+std::string Charts(const ResultsFile& f, const ReportSpec& report) {
   std::string out;
-  for (const ChartSpec& spec : Charts()) {
-    if (spec.experiment != f.experiment()) continue;
+  for (const ChartSpec& spec : report.charts) {
     // split value -> [(x value, median)] in file order.
     std::vector<std::string> splits;
     std::map<std::string, std::vector<std::pair<std::string, double>>> bars;
     for (const Series& s : f.series) {
-      if (s.parsed.family != spec.family || !s.measured()) continue;
-      bool keep = s.parsed.dims.count(spec.x_dim) > 0;
-      for (const auto& [dim, value] : spec.fixed) {
-        auto it = s.parsed.dims.find(dim);
-        keep = keep && it != s.parsed.dims.end() && it->second == value;
-      }
-      if (!keep) continue;
-      std::string split = spec.split_dim.empty() ? "" : s.parsed.dims.count(spec.split_dim)
-                                                            ? s.parsed.dims.at(spec.split_dim)
-                                                            : "";
+      if (!s.measured() || !Selected(spec.rows, s) || !s.parsed.dims.count(spec.x)) continue;
+      std::string split = spec.split.empty() || !s.parsed.dims.count(spec.split)
+                              ? ""
+                              : absl::StrCat(spec.split, ": ", s.parsed.dims.at(spec.split), " — ");
       if (!bars.count(split)) splits.push_back(split);
-      bars[split].push_back({s.parsed.dims.at(spec.x_dim), s.Median() / 1e3});
+      bars[split].push_back({s.parsed.dims.at(spec.x), s.Median() / 1e3});
     }
     for (const std::string& split : splits) {
       std::vector<std::string> xs, ys;
@@ -168,8 +132,8 @@ std::string Charts(const ResultsFile& f) {
         ys.push_back(absl::StrFormat("%.1f", y));
         max = std::max(max, y);
       }
-      absl::StrAppend(&out, "```mermaid\nxychart-beta\n    title \"",
-                      split.empty() ? "" : absl::StrCat(split, ": "), spec.what, "\"\n",
+      absl::StrAppend(&out, "```mermaid\nxychart-beta\n    title \"", split, spec.title,
+                      " (median, us)\"\n",
                       "    x-axis [", absl::StrJoin(xs, ", "), "]\n", absl::StrFormat("    y-axis \"us\" 0 --> %g\n", AxisTop(max)),
                       "    bar [", absl::StrJoin(ys, ", "), "]\n```\n\n");
     }
@@ -179,79 +143,44 @@ std::string Charts(const ResultsFile& f) {
 
 // ---- The clone3 cross-check ----------------------------------------------
 
-struct CrossRatio {
-  std::string what;
-  std::string bench_num, bench_den;        // clone3 rows
-  std::string cross_num, cross_den;        // crosscheck rows
-};
-
-// Within ±10%: the tolerance the cross-check is judged by (README).
-constexpr double kCrossCheckTolerance = 0.10;
-
 }  // namespace
 
-bool CrossCheckAgrees(double bench_ratio, double crosscheck_ratio) {
-  return std::fabs(bench_ratio / crosscheck_ratio - 1) <= kCrossCheckTolerance;
+bool CrossCheckAgrees(double bench_ratio, double crosscheck_ratio, double tolerance) {
+  return std::fabs(bench_ratio / crosscheck_ratio - 1) <= tolerance;
 }
 
 namespace {
 
-std::string CrossCheck(const ResultsFile& bench, const std::vector<const ResultsFile*>& all) {
+std::string CrossCheck(const ResultsFile& bench, const CrossCheckSpec& spec,
+                       const std::vector<const ResultsFile*>& all) {
   const ResultsFile* cross = nullptr;
   for (const ResultsFile* f : all) {
-    if (f->experiment() == "crosscheck" && f->kernel() == bench.kernel() &&
+    if (f->experiment() == spec.experiment && f->kernel() == bench.kernel() &&
         f->host() == bench.host() && Quick(*f) == Quick(bench)) {
       cross = f;
     }
   }
-  // Each ratio to the child's first instruction (spawnbench's interval) and to
-  // the child reaped (lat_proc's), minimal child, minimal parent.
-  std::vector<CrossRatio> ratios;
-  const std::string b = "spawn/method:";
-  for (const auto& [until, way] : {std::pair<std::string, std::string>{"start", "spawnbench"},
-                                   {"exit", "lat_proc"}}) {
-    auto bench_row = [&](const std::string& method, const std::string& parent) {
-      return b + method + "/child:minimal/parent:" + parent + "/until:" + until;
-    };
-    auto cross_row = [&](const std::string& op, const std::string& parent) {
-      return "crosscheck/way:" + way + "/op:" + op + "-exec/parent:" + parent;
-    };
-    const std::string interval = until == "start" ? "to the first instruction (spawnbench)"
-                                                  : "to reaped (lat_proc)";
-    for (const char* method : {"fork", "posix_spawn", "clone"}) {
-      ratios.push_back({absl::StrCat(method, " / vfork, ", interval), bench_row(method, "minimal"),
-                        bench_row("vfork", "minimal"), cross_row(method, "minimal"),
-                        cross_row("vfork", "minimal")});
-    }
-    for (const char* method : {"fork", "vfork"}) {
-      ratios.push_back({absl::StrCat(method, " 1 GiB touched / ", method, ", ", interval),
-                        bench_row(method, "1g-touched"), bench_row(method, "minimal"),
-                        cross_row(method, "1g-touched"), cross_row(method, "minimal")});
-    }
-  }
-  std::string out = "### Cross-check against spawnbench's and lat_proc's method\n\n";
+  std::string out = "### Cross-check\n\n";
   if (cross == nullptr) {
-    absl::StrAppend(&out, "No crosscheck results for this kernel and host: run ",
-                    "`bazel run //experiments/clone3:crosscheck` right after the bench.\n\n");
+    absl::StrAppend(&out, "No ", spec.experiment, " results for this kernel and host: run `",
+                    spec.command, "` right after the bench.\n\n");
     return out;
   }
   absl::StrAppend(
-      &out, "The same ratios from `", cross->path.substr(cross->path.rfind('/') + 1),
-      "`: independent loops in a static, single-threaded parent, each tool's way ",
-      "(`experiments/clone3/crosscheck.cc`), run in the same suite on the same machine. ",
-      "They agree when the two ratios are within ±", kCrossCheckTolerance * 100,
-      "% of each other, on the minima and on the medians. The crosscheck's own statistic ",
-      "is shown too: spawnbench reports the average over its spawns, lat_proc the minimum over ",
-      "its repetitions. *n*: repetitions behind each bench figure / crosscheck figure.\n\n",
+      &out, "The same ratios from `", cross->path.substr(cross->path.rfind('/') + 1), "`: ",
+      spec.description, ". They agree when the two ratios are within ±", spec.tolerance * 100,
+      "% of each other, on the minima and on the medians. The cross-check's own statistic ",
+      "is shown too (the average over its spawns, or the minimum over its repetitions, as the ",
+      "tool reports). *n*: repetitions behind each bench figure / cross-check figure.\n\n",
       "| ratio | bench (min) | crosscheck (min) | agree | bench (median) | crosscheck (median) "
       "| agree | crosscheck, its own statistic | n |\n",
       "|---|---:|---:|---|---:|---:|---|---:|---:|\n");
   int agree = 0, pairs = 0;
-  for (const CrossRatio& r : ratios) {
-    const Series* bn = bench.Find(r.bench_num);
-    const Series* bd = bench.Find(r.bench_den);
-    const Series* cn = cross->Find(r.cross_num);
-    const Series* cd = cross->Find(r.cross_den);
+  for (const CrossCheckPair& r : spec.pairs) {
+    const Series* bn = bench.Find(r.bench_numerator);
+    const Series* bd = bench.Find(r.bench_denominator);
+    const Series* cn = cross->Find(r.cross_numerator);
+    const Series* cd = cross->Find(r.cross_denominator);
     if (!bn || !bd || !cn || !cd || !bn->measured() || !bd->measured() || !cn->measured() ||
         !cd->measured()) {
       absl::StrAppend(&out, "| ", r.what, " | rows missing | | | | | | | |\n");
@@ -259,27 +188,28 @@ std::string CrossCheck(const ResultsFile& bench, const std::vector<const Results
     }
     const double min_b = bn->Min() / bd->Min(), min_c = cn->Min() / cd->Min();
     const double med_b = bn->Median() / bd->Median(), med_c = cn->Median() / cd->Median();
-    const bool min_ok = CrossCheckAgrees(min_b, min_c);
-    const bool med_ok = CrossCheckAgrees(med_b, med_c);
-    const bool spawnbench = absl::StrContains(r.cross_num, "way:spawnbench");
-    const double own = spawnbench ? cn->Mean() / cd->Mean() : min_c;
+    const bool min_ok = CrossCheckAgrees(min_b, min_c, spec.tolerance);
+    const bool med_ok = CrossCheckAgrees(med_b, med_c, spec.tolerance);
+    const bool mean = r.own_statistic == "mean";
+    const double own = mean ? cn->Mean() / cd->Mean() : min_c;
     pairs += 2;
     agree += min_ok + med_ok;
     absl::StrAppend(&out, "| ", r.what, absl::StrFormat(" | %.3g | %.3g | ", min_b, min_c),
                     min_ok ? "yes" : "**no**",
                     absl::StrFormat(" | %.3g | %.3g | ", med_b, med_c), med_ok ? "yes" : "**no**",
                     absl::StrFormat(" | %.3g (%s) | %d / %d |\n", own,
-                                    spawnbench ? "average" : "minimum",
+                                    mean ? "average" : "minimum",
                                     std::min(bn->Repetitions(), bd->Repetitions()),
                                     std::min(cn->Repetitions(), cd->Repetitions())));
   }
   absl::StrAppend(&out, "\n", agree, " of ", pairs, " comparisons agree within ±",
-                  kCrossCheckTolerance * 100, "%.\n\n");
+                  spec.tolerance * 100, "%.\n\n");
   return out;
 }
 
-std::string HarnessOverhead(const ResultsFile& f) {
-  const Series* empty = f.Find("harness/op:empty");
+std::string HarnessOverhead(const ResultsFile& f, const std::string& row) {
+  if (row.empty()) return "";
+  const Series* empty = f.Find(row);
   if (empty == nullptr || !empty->measured()) return "";
   const Series* fastest = nullptr;
   for (const Series& s : f.series) {
@@ -290,7 +220,7 @@ std::string HarnessOverhead(const ResultsFile& f) {
   }
   if (fastest == nullptr) return "";
   return absl::StrCat("**Harness overhead.** The clock reads that bracket every measurement cost ",
-                      FormatNanos(empty->Median()), " (median of `harness/op:empty`): ",
+                      FormatNanos(empty->Median()), " (median of `", row, "`): ",
                       absl::StrFormat("%.3f%%", empty->Median() / fastest->Median() * 100),
                       " of the fastest spawn row (`", fastest->name, "`, ",
                       FormatNanos(fastest->Median()), ").\n\n");
@@ -298,32 +228,9 @@ std::string HarnessOverhead(const ResultsFile& f) {
 
 // ---- Key ratios -------------------------------------------------------------
 
-// A ratio an experiment's question turns on, with the bound its issue sets:
-// median(numerator) / the least median of `denominators`.
-struct KeyRatio {
-  std::string experiment;
-  std::string what;
-  std::string numerator;
-  std::vector<std::string> denominators;
-  double bound;  // the ratio must be at most this
-};
-
-const std::vector<KeyRatio>& KeyRatios() {
-  const std::string c = "command/api:";
-  const std::string run = "/child:minimal/op:run";
-  static const std::vector<KeyRatio>* const ratios = new std::vector<KeyRatio>{
-      {"command", "Command `Run` against the fastest raw primitive (posix_spawn, vfork, clone)",
-       c + "command" + run, {c + "posix_spawn" + run, c + "vfork" + run, c + "clone" + run}, 1.05},
-      {"command", "the lib/spawn path Command uses against glibc's posix_spawn",
-       c + "spawn" + run, {c + "posix_spawn" + run}, 0.92},
-  };
-  return *ratios;
-}
-
-std::string KeyRatioTable(const ResultsFile& f) {
+std::string KeyRatioTable(const ResultsFile& f, const ReportSpec& spec) {
   std::string rows;
-  for (const KeyRatio& k : KeyRatios()) {
-    if (k.experiment != f.experiment()) continue;
+  for (const KeyRatioSpec& k : spec.key_ratios) {
     const Series* num = f.Find(k.numerator);
     const Series* den = nullptr;
     for (const std::string& d : k.denominators) {
@@ -349,6 +256,57 @@ std::string KeyRatioTable(const ResultsFile& f) {
   return absl::StrCat("### Key ratios\n\n",
                       "| ratio | against | measured (medians) | U test p | bound |\n",
                       "|---|---|---:|---:|---|\n", rows, "\n");
+}
+
+// ---- Counters ----------------------------------------------------------------
+
+// A counter's value to three significant figures, without an exponent; a
+// whole number below 1000 (a count of mappings or threads) as it is.
+std::string Figure(double x) {
+  if (std::isnan(x)) return "n/a";
+  if (x == std::floor(x) && std::fabs(x) < 1000) return absl::StrFormat("%.0f", x);
+  // Rounded first, so that 99.95 is "100", not "100.0".
+  const double unit =
+      std::pow(10.0, static_cast<int>(std::floor(std::log10(std::fabs(x)))) - 2);
+  const double r = std::round(x / unit) * unit;
+  const int e = static_cast<int>(std::floor(std::log10(std::fabs(r))));
+  return e >= 2 ? absl::StrFormat("%.0f", r) : absl::StrFormat("%.*f", 2 - e, r);
+}
+
+// The counters a spec names, one table each: the median over repetitions,
+// and the range when the repetitions differ.
+std::string CounterTables(const ResultsFile& f, const ReportSpec& spec) {
+  std::string out;
+  for (const CounterTableSpec& t : spec.counters) {
+    std::string rows;
+    for (const Series& s : f.series) {
+      if (!s.measured() || !Selected(t.rows, s)) continue;
+      absl::StrAppend(&rows, "| `", s.name, "` |");
+      for (const std::string& name : t.names) {
+        std::vector<double> v = s.Samples(absl::StrCat("counter:", name));
+        if (v.empty()) {
+          absl::StrAppend(&rows, " — |");
+          continue;
+        }
+        std::sort(v.begin(), v.end());
+        absl::StrAppend(&rows, " ", Figure(Median(v)),
+                        v.front() == v.back()
+                            ? ""
+                            : absl::StrCat(" (", Figure(v.front()), "–", Figure(v.back()), ")"),
+                        " |");
+      }
+      absl::StrAppend(&rows, "\n");
+    }
+    if (rows.empty()) continue;
+    absl::StrAppend(&out, "### ", t.title, "\n\nMedian over the repetitions (range where they differ).\n\n| row |");
+    std::string rule = "|---|";
+    for (const std::string& name : t.names) {
+      absl::StrAppend(&out, " `", name, "` |");
+      absl::StrAppend(&rule, "---:|");
+    }
+    absl::StrAppend(&out, "\n", rule, "\n", rows, "\n");
+  }
+  return out;
 }
 
 // ---- Per-experiment report ------------------------------------------------
@@ -417,7 +375,7 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& files) {
   return absl::StrCat(out, "\n");
 }
 
-std::string ExperimentReport(const std::string& experiment,
+std::string ExperimentReport(const std::string& experiment, const ReportSpec& spec,
                              const std::vector<const ResultsFile*>& files,
                              const std::vector<const ResultsFile*>& all) {
   std::string out = absl::StrCat(kGeneratedMarker, "\n\n# ", experiment, "\n\n");
@@ -435,8 +393,10 @@ std::string ExperimentReport(const std::string& experiment,
       absl::StrAppend(&out, "This is a `--quick` smoke run: too few repetitions to conclude ",
                       "anything.\n\n");
     }
-    absl::StrAppend(&out, RunConditions(*f), HarnessOverhead(*f), KeyRatioTable(*f), Charts(*f));
-    if (experiment == "clone3") absl::StrAppend(&out, CrossCheck(*f, all));
+    absl::StrAppend(&out, RunConditions(*f), HarnessOverhead(*f, spec.harness_overhead),
+                    KeyRatioTable(*f, spec), Charts(*f, spec));
+    if (spec.has_cross_check) absl::StrAppend(&out, CrossCheck(*f, spec.cross_check, all));
+    absl::StrAppend(&out, CounterTables(*f, spec));
     absl::StrAppend(&out, RowsTable(*f), "\n", Environment(*f));
   }
   absl::StrAppend(&out, AcrossKernels(files));
@@ -571,7 +531,8 @@ std::string Ledger(const std::vector<Claim>& claims, const std::vector<ResultsFi
 }  // namespace
 
 std::map<std::string, std::string> BuildReports(const ResultsSet& results,
-                                                const std::vector<Claim>& claims) {
+                                                const std::vector<Claim>& claims,
+                                                const std::map<std::string, ReportSpec>& specs) {
   std::map<std::string, std::string> out;
   const std::vector<const ResultsFile*> files = Sorted(results);
   std::map<std::string, int> counts;
@@ -588,7 +549,9 @@ std::map<std::string, std::string> BuildReports(const ResultsSet& results,
     by_experiment[safe && name != "README" && name != "claims" ? name : "unnamed"].push_back(f);
   }
   for (const auto& [experiment, group] : by_experiment) {
-    out[experiment + ".md"] = ExperimentReport(experiment, group, files);
+    auto spec = specs.find(experiment);
+    out[experiment + ".md"] = ExperimentReport(
+        experiment, spec == specs.end() ? ReportSpec{} : spec->second, group, files);
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // report_main.cc: bazel run //analysis:report [-- --results=DIR --reports=DIR]
 //
-// Reads every results file under results/ and writes reports/ (see report.h).
+// Reads every results file under results/ and each experiment's report spec
+// (experiments/*/report.json), and writes reports/ (see report.h).
 // A file that cannot be read is named with what is wrong, listed in the index,
 // and makes the exit code 1; the other files are still reported. Generated
 // files that no longer have results are removed; other files are left alone.
@@ -27,6 +28,9 @@
 ABSL_FLAG(std::string, results, "", "Results folder (default: <workspace>/results).");
 ABSL_FLAG(std::string, reports, "", "Reports folder (default: <workspace>/reports).");
 ABSL_FLAG(std::string, claims, "", "Claims file (default: analysis/claims.json from runfiles).");
+ABSL_FLAG(std::string, experiments, "",
+          "Folder of experiments, each with its report spec report.json (default: "
+          "<workspace>/experiments).");
 
 namespace {
 
@@ -61,6 +65,8 @@ int main(int argc, char** argv) {
   std::string results_dir = AsTyped(absl::GetFlag(FLAGS_results));
   std::string reports_dir = AsTyped(absl::GetFlag(FLAGS_reports));
   std::string claims_path = AsTyped(absl::GetFlag(FLAGS_claims));
+  std::string experiments_dir = AsTyped(absl::GetFlag(FLAGS_experiments));
+  if (experiments_dir.empty()) experiments_dir = InWorkspace("experiments");
   if (results_dir.empty()) results_dir = InWorkspace("results");
   if (reports_dir.empty()) reports_dir = InWorkspace("reports");
   if (claims_path.empty()) {
@@ -81,6 +87,12 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << claims.status().message() << "\n";
     return 2;
   }
+  absl::StatusOr<std::map<std::string, analysis::ReportSpec>> specs =
+      analysis::LoadReportSpecs(experiments_dir);
+  if (!specs.ok()) {
+    std::cerr << "error: " << specs.status().message() << " (give --experiments=DIR)\n";
+    return 2;
+  }
   analysis::ResultsSet set = analysis::LoadResultsDir(results_dir);
   for (const absl::Status& e : set.errors) std::cerr << "error: " << e.message() << "\n";
 
@@ -88,7 +100,7 @@ int main(int argc, char** argv) {
     std::cerr << "error: cannot create " << reports_dir << ": " << strerror(errno) << "\n";
     return 2;
   }
-  std::map<std::string, std::string> files = analysis::BuildReports(set, *claims);
+  std::map<std::string, std::string> files = analysis::BuildReports(set, *claims, *specs);
   // Remove generated reports that are no longer produced.
   if (DIR* d = opendir(reports_dir.c_str())) {
     while (struct dirent* e = readdir(d)) {

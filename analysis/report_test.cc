@@ -36,13 +36,21 @@ std::string Read(const std::string& path) {
   return ss.str();
 }
 
+// The fixture's report specs: copies of clone3's and command's, which the
+// fixture's results were shaped after.
+std::string Specs() {
+  const std::string f = Runfile("analysis/report_testdata/clone3/report.json");
+  return f.substr(0, f.rfind("/clone3/"));
+}
+
 // Runs the report binary; returns its exit code.
 int RunReport(const std::string& results, const std::string& reports,
-              std::vector<std::string> env = {}) {
+              std::vector<std::string> env = {}, const std::string& specs = Specs()) {
   const std::string bin = Runfile("analysis/report");
   env.push_back("PATH=/usr/bin:/bin");
   spawnlab::ExecSpec spec(bin, {bin, "--results=" + results, "--reports=" + reports,
-                                "--claims=" + Runfile("analysis/claims.json")}, env);
+                                "--claims=" + Runfile("analysis/claims.json"),
+                                "--experiments=" + specs}, env);
   absl::StatusOr<spawnlab::Child> child = spawnlab::Spawn(spawnlab::SpawnMethod::kPosixSpawn, spec);
   if (!child.ok()) return -1;
   absl::StatusOr<spawnlab::ExitStatus> s = child->WaitFor(absl::Seconds(60));
@@ -74,10 +82,13 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   // Time axes start at zero (fixture: vfork 404-424 µs; the top 10% above
   // the largest, to two figures: 470).
   EXPECT_THAT(clone3, HasSubstr("    y-axis \"us\" 0 --> 470\n    bar [404.0, 404.0, 424.2]"));
+  // Titles name the split dimension and the statistic.
+  EXPECT_THAT(clone3, HasSubstr("title \"method: vfork — spawn to reaped, by parent, minimal child "
+                                "(median, us)\""));
   EXPECT_THAT(clone3, ::testing::Not(HasSubstr("    y-axis \"us\"\n")));
   EXPECT_THAT(clone3, HasSubstr("| `spawn/method:fork/child:minimal/parent:minimal/until:exit` |"));
   EXPECT_THAT(clone3, HasSubstr("## Across kernels and hosts"));
-  EXPECT_THAT(clone3, HasSubstr("Cross-check against spawnbench's and lat_proc's method"));
+  EXPECT_THAT(clone3, HasSubstr("### Cross-check"));
   // Fixture minima: bench fork 1358 / vfork 388 = 3.50; crosscheck 1300 / 400
   // = 3.25, 7.7% apart: within the ±10% tolerance.
   EXPECT_THAT(clone3, HasSubstr("| fork / vfork, to reaped (lat_proc) | 3.5 | 3.25 | yes | 3.5 | "
@@ -105,14 +116,61 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   EXPECT_EQ(Read(out + "/claims.md"), ledger);
 }
 
-// The tolerance the report states (±10%), written out: a changed constant
+// The tolerance clone3's README states (±10%), written out: a changed spec
 // fails here rather than moving with the test.
 TEST(Report, CrossCheckAgreesWithinTenPercent) {
-  EXPECT_TRUE(CrossCheckAgrees(1.0, 1.0));
-  EXPECT_TRUE(CrossCheckAgrees(1.09, 1.0));
-  EXPECT_TRUE(CrossCheckAgrees(0.91, 1.0));
-  EXPECT_FALSE(CrossCheckAgrees(1.11, 1.0));
-  EXPECT_FALSE(CrossCheckAgrees(0.89, 1.0));
+  absl::StatusOr<std::map<std::string, ReportSpec>> specs =
+      LoadReportSpecs(Runfile("experiments/clone3/report.json").substr(
+          0, Runfile("experiments/clone3/report.json").rfind("/clone3/")));
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  ASSERT_TRUE(specs->count("clone3"));
+  const double t = specs->at("clone3").cross_check.tolerance;
+  EXPECT_EQ(t, 0.10);
+  EXPECT_TRUE(CrossCheckAgrees(1.0, 1.0, t));
+  EXPECT_TRUE(CrossCheckAgrees(1.09, 1.0, t));
+  EXPECT_TRUE(CrossCheckAgrees(0.91, 1.0, t));
+  EXPECT_FALSE(CrossCheckAgrees(1.11, 1.0, t));
+  EXPECT_FALSE(CrossCheckAgrees(0.89, 1.0, t));
+}
+
+// A spec's counters, tabulated: the median over repetitions, the range where
+// they differ, a whole count below 1000 as it is, other values (whole ones
+// too) to three figures.
+TEST(Report, CounterTablesShowMedianAndRange) {
+  const std::string json = R"({"context": {"spawnlab.experiment": "x"}, "benchmarks": [)"
+      R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration", "repetitions": 3,)"
+      R"( "repetition_index": 0, "real_time": 10, "time_unit": "ns", "maps": 310, "rate": 54321},)"
+      R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration", "repetitions": 3,)"
+      R"( "repetition_index": 1, "real_time": 11, "time_unit": "ns", "maps": 310, "rate": 1.23456},)"
+      R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration", "repetitions": 3,)"
+      R"( "repetition_index": 2, "real_time": 12, "time_unit": "ns", "maps": 310, "rate": 99.95}]})";
+  absl::StatusOr<ResultsFile> f = ParseResults(json, "results/k/x.json");
+  ASSERT_TRUE(f.ok()) << f.status();
+  ResultsSet set;
+  set.files.push_back(*f);
+  absl::StatusOr<ReportSpec> spec = ParseReportSpec(
+      R"({"counters": [{"title": "T", "family": "op", "names": ["maps", "rate", "none"]}]})", "x",
+      "x/report.json");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const std::string report = BuildReports(set, {}, {{"x", *spec}})["x.md"];
+  EXPECT_THAT(report, HasSubstr("| row | `maps` | `rate` | `none` |\n|---|---:|---:|---:|\n"
+                                "| `op/kind:a` | 310 | 100 (1.23–54300) | — |\n"));
+}
+
+// Without a spec an experiment still gets its rows; a spec that does not
+// parse stops the tool, naming the file.
+TEST(Report, SpecsAreOptionalButMustParse) {
+  const std::string none = Tmp("no-specs");
+  std::filesystem::create_directories(none);
+  const std::string out = Tmp("reports-no-specs");
+  ASSERT_EQ(RunReport(Good(), out, {}, none), 0);
+  const std::string clone3 = Read(out + "/clone3.md");
+  EXPECT_THAT(clone3, HasSubstr("| `spawn/method:fork/child:minimal/parent:minimal/until:exit` |"));
+  EXPECT_THAT(clone3, ::testing::Not(HasSubstr("xychart")));
+  const std::string bad = Tmp("bad-specs");
+  std::filesystem::create_directories(bad + "/foo");
+  std::ofstream(bad + "/foo/report.json") << R"({"chart": []})";
+  EXPECT_EQ(RunReport(Good(), Tmp("reports-bad-specs"), {}, bad), 2);
 }
 
 TEST(Report, BadFilesAreNamedAndTheRestStillReported) {

@@ -17,11 +17,17 @@ matches each regular expression in `expect` and that one such row was measured.
 For rows that need a feature, write "REGEX if probe.KEY" (a key of the
 context's probe record, lib/probes.h): measured where the probe passed,
 skipped where it failed.
+
+A folder with a `report.json` (the experiment's report spec,
+analysis/report_spec.h) also gets `:report_spec_test`, which fails when the
+spec names a row the bench does not register. A spec with a cross-check names
+the binary that writes its rows: `crosscheck = ":crosscheck"` (it must take
+`--list_rows`).
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_test")
 
-def spawnlab_bench(name, srcs, deps = [], data = [], expect = [], smoke_timeout_s = 120, visibility = None, **kwargs):
+def spawnlab_bench(name, srcs, deps = [], data = [], expect = [], smoke_timeout_s = 120, crosscheck = None, visibility = None, **kwargs):
     cc_binary(
         name = name,
         srcs = srcs,
@@ -44,3 +50,17 @@ def spawnlab_bench(name, srcs, deps = [], data = [], expect = [], smoke_timeout_
         # still push a quick run past its timeout on a 2-core machine.
         tags = ["exclusive"],
     )
+    if native.glob(["report.json"]):
+        # The analysis's own tests may read a real spec.
+        native.exports_files(["report.json"], visibility = ["//analysis:__pkg__"])
+        cross = [crosscheck] if crosscheck else []
+        cc_test(
+            name = "report_spec_test",
+            size = "small",
+            args = [
+                "--spec=$(rootpath report.json)",
+                "--bench=$(rootpath :%s)" % name,
+            ] + ["--crosscheck=$(rootpath %s)" % c for c in cross],
+            data = ["report.json", ":" + name] + cross,
+            deps = ["//analysis:report_spec_check"],
+        )

@@ -159,6 +159,10 @@ const Op kOps[] = {
     {"fork-exit", ForkExit, false},      {"vfork-exit", VforkExit, false},
 };
 
+// The parents, in the order they are measured: as spawnbench's, then with
+// 1 GiB of touched ballast.
+constexpr const char* kParents[] = {"minimal", "1g-touched"};
+
 // One lat_proc repetition: n spawn-and-reap under one clock; µs per op.
 double LatProcRepetition(const Op& op, int n) {
   const int64_t t0 = Now();
@@ -198,11 +202,22 @@ int64_t OwnMappings() {
 int Usage() {
   fprintf(stderr,
           "usage: crosscheck [--quick] [--out=PATH] [--minimal_child=PATH] "
-          "[--lock=wait|fail|none]\n");
+          "[--lock=wait|fail|none] [--list_rows]\n");
   return 2;
 }
 
 }  // namespace
+
+// The rows a run writes, one per line, without measuring: what the clone3
+// report spec's cross-check pairs are checked against.
+void ListRows() {
+  for (const char* parent : kParents) {
+    for (const Op& op : kOps) {
+      printf("crosscheck/way:lat_proc/op:%s/parent:%s\n", op.name, parent);
+      if (op.execs) printf("crosscheck/way:spawnbench/op:%s/parent:%s\n", op.name, parent);
+    }
+  }
+}
 
 int main(int argc, char** argv) {
   bool quick = false;
@@ -211,6 +226,9 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "--quick") {
       quick = true;
+    } else if (a == "--list_rows") {
+      ListRows();
+      return 0;
     } else if (a.rfind("--out=", 0) == 0) {
       out = a.substr(6);
     } else if (a.rfind("--minimal_child=", 0) == 0) {
@@ -314,7 +332,7 @@ int main(int argc, char** argv) {
 
   void* ballast = nullptr;
   const size_t gib = size_t{1} << 30;
-  for (const char* parent : {"minimal", "1g-touched"}) {
+  for (const char* parent : kParents) {
     if (std::string(parent) == "1g-touched") {
       ballast = mmap(nullptr, gib, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (ballast == MAP_FAILED) Die("mmap");

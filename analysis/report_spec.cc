@@ -1,0 +1,328 @@
+// report_spec.cc: see report_spec.h.
+
+#include "analysis/report_spec.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lib/bench_name.h"
+#include "nlohmann/json.hpp"
+
+namespace analysis {
+namespace {
+
+using Json = nlohmann::json;
+
+// Reads one spec object, refusing keys it does not know (a typo in a spec
+// would otherwise drop a chart without a word).
+class Reader {
+ public:
+  Reader(const Json& j, std::string where) : j_(j), where_(std::move(where)) {}
+
+  absl::Status CheckKeys(std::initializer_list<const char*> allowed) const {
+    if (!j_.is_object()) return Error("must be an object");
+    std::set<std::string> ok(allowed.begin(), allowed.end());
+    for (const auto& [key, value] : j_.items()) {
+      if (!ok.count(key)) {
+        return Error(absl::StrCat("unknown key '", key, "' (known: ", absl::StrJoin(ok, ", "),
+                                  ")"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::string> String(const char* key, bool required = true) const {
+    if (!j_.contains(key)) {
+      if (required) return Error(absl::StrCat("needs a string '", key, "'"));
+      return std::string();
+    }
+    if (!j_[key].is_string() || j_[key].get<std::string>().empty()) {
+      return Error(absl::StrCat("'", key, "' must be a non-empty string"));
+    }
+    return j_[key].get<std::string>();
+  }
+
+  // A canonical row name.
+  absl::StatusOr<std::string> Row(const Json& value, const std::string& what) const {
+    if (!value.is_string()) return Error(absl::StrCat(what, " must be a row name"));
+    absl::StatusOr<spawnlab::BenchName> name = spawnlab::ParseBenchName(value.get<std::string>());
+    if (!name.ok()) return Error(absl::StrCat(what, ": ", name.status().message()));
+    return name->canonical;
+  }
+
+  absl::StatusOr<RowSelector> Selector() const {
+    RowSelector s;
+    absl::StatusOr<std::string> family = String("family");
+    if (!family.ok()) return family.status();
+    s.family = *family;
+    if (j_.contains("fixed")) {
+      if (!j_["fixed"].is_object()) return Error("'fixed' must be an object of dimension: value");
+      for (const auto& [dim, value] : j_["fixed"].items()) {
+        if (!value.is_string()) return Error(absl::StrCat("'fixed.", dim, "' must be a string"));
+        s.fixed[dim] = value.get<std::string>();
+      }
+    }
+    return s;
+  }
+
+  absl::Status Error(absl::string_view what) const {
+    return absl::InvalidArgumentError(absl::StrCat(where_, ": ", what));
+  }
+
+  const Json& json() const { return j_; }
+
+ private:
+  const Json& j_;
+  std::string where_;
+};
+
+absl::StatusOr<const Json*> Array(const Json& spec, const char* key, const std::string& where) {
+  if (!spec.contains(key)) return nullptr;
+  if (!spec[key].is_array()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": '", key, "' must be an array"));
+  }
+  return &spec[key];
+}
+
+#define SPEC_ASSIGN(lhs, expr)            \
+  do {                                    \
+    auto spec_value_ = (expr);            \
+    if (!spec_value_.ok()) return spec_value_.status(); \
+    lhs = *std::move(spec_value_);        \
+  } while (0)
+
+#define SPEC_RETURN_IF_ERROR(expr)        \
+  do {                                    \
+    absl::Status spec_status_ = (expr);   \
+    if (!spec_status_.ok()) return spec_status_; \
+  } while (0)
+
+absl::StatusOr<ReportSpec> Parse(const Json& j, const std::string& experiment,
+                                 const std::string& where) {
+  ReportSpec spec;
+  spec.experiment = experiment;
+  Reader top(j, where);
+  SPEC_RETURN_IF_ERROR(
+      top.CheckKeys({"charts", "key_ratios", "counters", "harness_overhead", "cross_check"}));
+  const Json* charts;
+  SPEC_ASSIGN(charts, Array(j, "charts", where));
+  for (size_t i = 0; charts != nullptr && i < charts->size(); ++i) {
+    Reader r((*charts)[i], absl::StrCat(where, ": charts[", i, "]"));
+    SPEC_RETURN_IF_ERROR(r.CheckKeys({"family", "fixed", "x", "split", "title"}));
+    ChartSpec c;
+    SPEC_ASSIGN(c.rows, r.Selector());
+    SPEC_ASSIGN(c.x, r.String("x"));
+    SPEC_ASSIGN(c.split, r.String("split", /*required=*/false));
+    SPEC_ASSIGN(c.title, r.String("title"));
+    spec.charts.push_back(std::move(c));
+  }
+  const Json* ratios;
+  SPEC_ASSIGN(ratios, Array(j, "key_ratios", where));
+  for (size_t i = 0; ratios != nullptr && i < ratios->size(); ++i) {
+    Reader r((*ratios)[i], absl::StrCat(where, ": key_ratios[", i, "]"));
+    SPEC_RETURN_IF_ERROR(r.CheckKeys({"what", "numerator", "denominators", "bound"}));
+    KeyRatioSpec k;
+    SPEC_ASSIGN(k.what, r.String("what"));
+    if (!r.json().contains("numerator")) return r.Error("needs a row 'numerator'");
+    SPEC_ASSIGN(k.numerator, r.Row(r.json()["numerator"], "'numerator'"));
+    const Json& dens = r.json().value("denominators", Json());
+    if (!dens.is_array() || dens.empty()) return r.Error("needs an array of rows 'denominators'");
+    for (const Json& d : dens) {
+      std::string row;
+      SPEC_ASSIGN(row, r.Row(d, "a denominator"));
+      k.denominators.push_back(row);
+    }
+    const Json& bound = r.json().value("bound", Json());
+    if (!bound.is_number() || !(bound.get<double>() > 0)) {
+      return r.Error("needs a positive number 'bound'");
+    }
+    k.bound = bound.get<double>();
+    spec.key_ratios.push_back(std::move(k));
+  }
+  const Json* counters;
+  SPEC_ASSIGN(counters, Array(j, "counters", where));
+  for (size_t i = 0; counters != nullptr && i < counters->size(); ++i) {
+    Reader r((*counters)[i], absl::StrCat(where, ": counters[", i, "]"));
+    SPEC_RETURN_IF_ERROR(r.CheckKeys({"title", "family", "fixed", "names"}));
+    CounterTableSpec t;
+    SPEC_ASSIGN(t.title, r.String("title"));
+    SPEC_ASSIGN(t.rows, r.Selector());
+    const Json& names = r.json().value("names", Json());
+    if (!names.is_array() || names.empty()) return r.Error("needs an array of counter 'names'");
+    for (const Json& n : names) {
+      if (!n.is_string() || n.get<std::string>().empty()) {
+        return r.Error("'names' must hold counter names");
+      }
+      t.names.push_back(n.get<std::string>());
+    }
+    spec.counters.push_back(std::move(t));
+  }
+  if (j.contains("harness_overhead")) {
+    SPEC_ASSIGN(spec.harness_overhead, top.Row(j["harness_overhead"], "'harness_overhead'"));
+  }
+  if (j.contains("cross_check")) {
+    Reader r(j["cross_check"], absl::StrCat(where, ": cross_check"));
+    SPEC_RETURN_IF_ERROR(
+        r.CheckKeys({"experiment", "command", "description", "tolerance", "pairs"}));
+    CrossCheckSpec& x = spec.cross_check;
+    SPEC_ASSIGN(x.experiment, r.String("experiment"));
+    SPEC_ASSIGN(x.command, r.String("command"));
+    SPEC_ASSIGN(x.description, r.String("description"));
+    const Json& tol = r.json().value("tolerance", Json());
+    if (!tol.is_number() || !(tol.get<double>() > 0) || !(tol.get<double>() < 1)) {
+      return r.Error("needs a number 'tolerance' between 0 and 1");
+    }
+    x.tolerance = tol.get<double>();
+    const Json& pairs = r.json().value("pairs", Json());
+    if (!pairs.is_array() || pairs.empty()) return r.Error("needs an array 'pairs'");
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      Reader p(pairs[i], absl::StrCat(where, ": cross_check.pairs[", i, "]"));
+      SPEC_RETURN_IF_ERROR(p.CheckKeys({"what", "bench", "cross_check", "own_statistic"}));
+      CrossCheckPair pair;
+      SPEC_ASSIGN(pair.what, p.String("what"));
+      SPEC_ASSIGN(pair.own_statistic, p.String("own_statistic"));
+      if (pair.own_statistic != "mean" && pair.own_statistic != "min") {
+        return p.Error("'own_statistic' must be \"mean\" or \"min\"");
+      }
+      for (const char* side : {"bench", "cross_check"}) {
+        const Json& rows = p.json().value(side, Json());
+        if (!rows.is_array() || rows.size() != 2) {
+          return p.Error(absl::StrCat("'", side, "' must be [numerator, denominator]"));
+        }
+        std::string num, den;
+        SPEC_ASSIGN(num, p.Row(rows[0], absl::StrCat("'", side, "' numerator")));
+        SPEC_ASSIGN(den, p.Row(rows[1], absl::StrCat("'", side, "' denominator")));
+        if (std::string(side) == "bench") {
+          pair.bench_numerator = num;
+          pair.bench_denominator = den;
+        } else {
+          pair.cross_numerator = num;
+          pair.cross_denominator = den;
+        }
+      }
+      x.pairs.push_back(std::move(pair));
+    }
+    spec.has_cross_check = true;
+  }
+  return spec;
+}
+
+#undef SPEC_ASSIGN
+#undef SPEC_RETURN_IF_ERROR
+
+}  // namespace
+
+absl::StatusOr<ReportSpec> ParseReportSpec(absl::string_view text, absl::string_view experiment,
+                                           absl::string_view path) {
+  Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not valid JSON"));
+  }
+  return Parse(j, std::string(experiment), std::string(path));
+}
+
+absl::StatusOr<std::map<std::string, ReportSpec>> LoadReportSpecs(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::map<std::string, ReportSpec> specs;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return absl::NotFoundError(absl::StrCat(dir, ": not a folder"));
+  }
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    const fs::path spec = e.path() / "report.json";
+    if (!e.is_directory(ec) || !fs::exists(spec, ec)) continue;
+    std::ifstream in(spec, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in) return absl::InternalError(absl::StrCat(spec.string(), ": cannot read"));
+    const std::string experiment = e.path().filename().string();
+    absl::StatusOr<ReportSpec> parsed = ParseReportSpec(
+        text.str(), experiment, absl::StrCat("experiments/", experiment, "/report.json"));
+    if (!parsed.ok()) return parsed.status();
+    specs[experiment] = *std::move(parsed);
+  }
+  if (ec) return absl::InternalError(absl::StrCat(dir, ": ", ec.message()));
+  return specs;
+}
+
+bool Selects(const RowSelector& selector, absl::string_view row) {
+  absl::StatusOr<spawnlab::BenchName> name = spawnlab::ParseBenchName(row);
+  if (!name.ok() || name->family != selector.family) return false;
+  for (const auto& [dim, value] : selector.fixed) {
+    auto it = name->dims.find(dim);
+    if (it == name->dims.end() || it->second != value) return false;
+  }
+  return true;
+}
+
+std::vector<std::string> CheckSpecRows(const ReportSpec& spec,
+                                       const std::vector<std::string>& bench_rows,
+                                       const std::vector<std::string>& cross_rows) {
+  auto canonical = [](const std::vector<std::string>& rows) {
+    std::set<std::string> out;
+    for (const std::string& r : rows) {
+      absl::StatusOr<spawnlab::BenchName> n = spawnlab::ParseBenchName(r);
+      if (n.ok()) out.insert(n->canonical);
+    }
+    return out;
+  };
+  const std::set<std::string> bench = canonical(bench_rows);
+  const std::set<std::string> cross = canonical(cross_rows);
+  std::vector<std::string> problems;
+  auto need = [&](const std::set<std::string>& rows, const std::string& row,
+                  const std::string& where) {
+    if (!rows.count(row)) problems.push_back(absl::StrCat(where, ": no row '", row, "'"));
+  };
+  auto selected = [&](const RowSelector& s, const std::string& with_dim) {
+    int n = 0;
+    for (const std::string& row : bench) {
+      if (!Selects(s, row)) continue;
+      if (!with_dim.empty() && !spawnlab::ParseBenchName(row)->dims.count(with_dim)) continue;
+      ++n;
+    }
+    return n;
+  };
+  for (size_t i = 0; i < spec.charts.size(); ++i) {
+    const ChartSpec& c = spec.charts[i];
+    if (selected(c.rows, c.x) == 0) {
+      problems.push_back(absl::StrCat("charts[", i, "] (", c.title, "): no row of family '",
+                                      c.rows.family, "' with dimension '", c.x,
+                                      "' and the fixed values"));
+    } else if (!c.split.empty() && selected(c.rows, c.split) == 0) {
+      problems.push_back(absl::StrCat("charts[", i, "] (", c.title, "): no selected row has '",
+                                      c.split, "' to split by"));
+    }
+  }
+  for (size_t i = 0; i < spec.key_ratios.size(); ++i) {
+    const KeyRatioSpec& k = spec.key_ratios[i];
+    const std::string where = absl::StrCat("key_ratios[", i, "] (", k.what, ")");
+    need(bench, k.numerator, where);
+    for (const std::string& d : k.denominators) need(bench, d, where);
+  }
+  for (size_t i = 0; i < spec.counters.size(); ++i) {
+    if (selected(spec.counters[i].rows, "") == 0) {
+      problems.push_back(absl::StrCat("counters[", i, "] (", spec.counters[i].title,
+                                      "): no row of family '", spec.counters[i].rows.family,
+                                      "' with the fixed values"));
+    }
+  }
+  if (!spec.harness_overhead.empty()) need(bench, spec.harness_overhead, "harness_overhead");
+  if (spec.has_cross_check) {
+    for (size_t i = 0; i < spec.cross_check.pairs.size(); ++i) {
+      const CrossCheckPair& p = spec.cross_check.pairs[i];
+      const std::string where = absl::StrCat("cross_check.pairs[", i, "] (", p.what, ")");
+      need(bench, p.bench_numerator, where);
+      need(bench, p.bench_denominator, where);
+      need(cross, p.cross_numerator, where);
+      need(cross, p.cross_denominator, where);
+    }
+  }
+  return problems;
+}
+
+}  // namespace analysis
