@@ -109,33 +109,132 @@ bool Selected(const RowSelector& sel, const Series& s) {
   return true;
 }
 
-// One Mermaid bar chart of medians per split value (ReportSpec::charts).
-std::string Charts(const ResultsFile& f, const ReportSpec& report) {
+std::string Xml(absl::string_view s) {
+  return absl::StrReplaceAll(s, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}});
+}
+
+// One bar per x value with every repetition drawn as a dot on it: the spread
+// that a Mermaid bar chart cannot show. `bars`: (x value, samples in µs).
+// Deterministic: the same input gives the same bytes.
+std::string SpreadSvg(const std::string& title,
+                      const std::vector<std::pair<std::string, std::vector<double>>>& bars) {
+  constexpr int kWidth = 720, kHeight = 380, kLeft = 70, kRight = 20, kTop = 40, kBottom = 60;
+  const int plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  double max = 0;
+  for (const auto& [x, v] : bars) {
+    for (double y : v) max = std::max(max, y);
+  }
+  // Round ticks: a step of 1, 2, 2.5 or 5 times a power of ten, about five of
+  // them, the top one above the highest dot.
+  const double raw = (max > 0 ? max * 1.05 : 1) / 5;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = 10 * mag;
+  for (double m : {1.0, 2.0, 2.5, 5.0}) {
+    if (m * mag >= raw) {
+      step = m * mag;
+      break;
+    }
+  }
+  const int ticks = static_cast<int>(std::ceil((max > 0 ? max * 1.05 : 1) / step));
+  const double top = step * ticks;
+  auto y_of = [&](double v) { return kTop + plot_h - v / top * plot_h; };
+  std::string out = absl::StrCat(
+      kGeneratedMarker, "\n",
+      absl::StrFormat("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                      "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n",
+                      kWidth, kHeight, kWidth, kHeight),
+      absl::StrFormat("<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", kWidth, kHeight),
+      absl::StrFormat("<text x=\"%d\" y=\"22\" font-size=\"14\">", kLeft), Xml(title),
+      "</text>\n");
+  // The axis from zero.
+  for (int i = 0; i <= ticks; ++i) {
+    const double v = step * i;
+    absl::StrAppend(
+        &out,
+        absl::StrFormat("<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+                        kLeft, kWidth - kRight, y_of(v), y_of(v)),
+        absl::StrFormat("<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", kLeft - 6,
+                        y_of(v) + 4, v));
+  }
+  absl::StrAppend(&out,
+                  absl::StrFormat("<text x=\"16\" y=\"%d\" transform=\"rotate(-90 16 %d)\" "
+                                  "text-anchor=\"middle\">µs</text>\n",
+                                  kTop + plot_h / 2, kTop + plot_h / 2));
+  const double slot = bars.empty() ? plot_w : static_cast<double>(plot_w) / bars.size();
+  for (size_t i = 0; i < bars.size(); ++i) {
+    const auto& [x, v] = bars[i];
+    const double left = kLeft + slot * i + slot * 0.15, width = slot * 0.7;
+    const double median = Median(v);
+    absl::StrAppend(
+        &out,
+        absl::StrFormat("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                        "fill=\"#c9d4f0\"><title>%s: median %.4g µs, n = %d</title></rect>\n",
+                        left, y_of(median), width, kTop + plot_h - y_of(median), Xml(x), median,
+                        static_cast<int>(v.size())),
+        absl::StrFormat("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+                        "stroke=\"#1f3d99\" stroke-width=\"2\"/>\n",
+                        left, left + width, y_of(median), y_of(median)));
+    // The repetitions in the order they were measured, spread across the bar.
+    for (size_t k = 0; k < v.size(); ++k) {
+      const double cx = left + width * (k + 1) / (v.size() + 1);
+      absl::StrAppend(&out, absl::StrFormat("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" "
+                                            "fill=\"#c0392b\"/>\n",
+                                            cx, y_of(v[k])));
+    }
+    absl::StrAppend(&out, absl::StrFormat("<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
+                                          left + width / 2, kTop + plot_h + 18),
+                    Xml(x), "</text>\n");
+  }
+  absl::StrAppend(
+      &out,
+      absl::StrFormat("<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", kLeft,
+                      kWidth - kRight, kTop + plot_h, kTop + plot_h),
+      absl::StrFormat("<text x=\"%d\" y=\"%d\" fill=\"#555\">bar and line: median; dots: each "
+                      "repetition, in the order measured</text>\n",
+                      kLeft, kHeight - 12),
+      "</svg>\n");
+  return out;
+}
+
+// One Mermaid bar chart of medians per split value (ReportSpec::charts), each
+// with an SVG beside it that shows every repetition. The SVGs go into `files`
+// as `<stem>-<n>.svg`, n counting from `*next`.
+std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::string& stem,
+                   int* next, std::map<std::string, std::string>* files) {
   std::string out;
   for (const ChartSpec& spec : report.charts) {
-    // split value -> [(x value, median)] in file order.
+    // split value -> [(x value, samples in µs)] in file order.
     std::vector<std::string> splits;
-    std::map<std::string, std::vector<std::pair<std::string, double>>> bars;
+    std::map<std::string, std::vector<std::pair<std::string, std::vector<double>>>> bars;
     for (const Series& s : f.series) {
       if (!s.measured() || !Selected(spec.rows, s) || !s.parsed.dims.count(spec.x)) continue;
       std::string split = spec.split.empty() || !s.parsed.dims.count(spec.split)
                               ? ""
                               : absl::StrCat(spec.split, ": ", s.parsed.dims.at(spec.split), " — ");
       if (!bars.count(split)) splits.push_back(split);
-      bars[split].push_back({s.parsed.dims.at(spec.x), s.Median() / 1e3});
+      std::vector<double> us = s.samples_ns;
+      if (us.empty()) us.push_back(s.Median());
+      for (double& v : us) v /= 1e3;
+      bars[split].push_back({s.parsed.dims.at(spec.x), us});
     }
     for (const std::string& split : splits) {
       std::vector<std::string> xs, ys;
       double max = 0;
-      for (const auto& [x, y] : bars[split]) {
+      for (const auto& [x, v] : bars[split]) {
+        const double y = Median(v);
         xs.push_back(absl::StrCat("\"", x, "\""));
         ys.push_back(absl::StrFormat("%.1f", y));
         max = std::max(max, y);
       }
-      absl::StrAppend(&out, "```mermaid\nxychart-beta\n    title \"", split, spec.title,
-                      " (median, us)\"\n",
-                      "    x-axis [", absl::StrJoin(xs, ", "), "]\n", absl::StrFormat("    y-axis \"us\" 0 --> %g\n", AxisTop(max)),
-                      "    bar [", absl::StrJoin(ys, ", "), "]\n```\n\n");
+      const std::string title = absl::StrCat(split, spec.title, " (median, us)");
+      const std::string svg = absl::StrCat(stem, "-", (*next)++, ".svg");
+      (*files)[svg] = SpreadSvg(absl::StrCat(split, spec.title, " (each repetition, µs)"),
+                                bars[split]);
+      absl::StrAppend(&out, "```mermaid\nxychart-beta\n    title \"", title, "\"\n",
+                      "    x-axis [", absl::StrJoin(xs, ", "), "]\n",
+                      absl::StrFormat("    y-axis \"us\" 0 --> %g\n", AxisTop(max)),
+                      "    bar [", absl::StrJoin(ys, ", "), "]\n```\n\n",
+                      "The spread behind it, every repetition: [", svg, "](", svg, ")\n\n");
     }
   }
   return out;
@@ -377,7 +476,9 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& files) {
 
 std::string ExperimentReport(const std::string& experiment, const ReportSpec& spec,
                              const std::vector<const ResultsFile*>& files,
-                             const std::vector<const ResultsFile*>& all) {
+                             const std::vector<const ResultsFile*>& all,
+                             std::map<std::string, std::string>* svgs) {
+  int next_svg = 1;
   std::string out = absl::StrCat(kGeneratedMarker, "\n\n# ", experiment, "\n\n");
   if (experiment != "crosscheck") {
     absl::StrAppend(&out, "The question, the hypothesis and how to run it: [experiments/",
@@ -394,7 +495,7 @@ std::string ExperimentReport(const std::string& experiment, const ReportSpec& sp
                       "anything.\n\n");
     }
     absl::StrAppend(&out, RunConditions(*f), HarnessOverhead(*f, spec.harness_overhead),
-                    KeyRatioTable(*f, spec), Charts(*f, spec));
+                    KeyRatioTable(*f, spec), Charts(*f, spec, experiment, &next_svg, svgs));
     if (spec.has_cross_check) absl::StrAppend(&out, CrossCheck(*f, spec.cross_check, all));
     absl::StrAppend(&out, CounterTables(*f, spec));
     absl::StrAppend(&out, RowsTable(*f), "\n", Environment(*f));
@@ -551,7 +652,7 @@ std::map<std::string, std::string> BuildReports(const ResultsSet& results,
   for (const auto& [experiment, group] : by_experiment) {
     auto spec = specs.find(experiment);
     out[experiment + ".md"] = ExperimentReport(
-        experiment, spec == specs.end() ? ReportSpec{} : spec->second, group, files);
+        experiment, spec == specs.end() ? ReportSpec{} : spec->second, group, files, &out);
   }
   return out;
 }

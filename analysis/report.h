@@ -4,8 +4,9 @@
 // reports/: README.md (the index: machines and kernels, experiments, skipped
 // rows and why, unreadable files), one <experiment>.md per experiment (tables
 // of median, min, spread and repetitions; the environment; what the
-// experiment's own report spec asks for: Mermaid charts, key ratios, counter
-// tables, a cross-check; a
+// experiment's own report spec asks for: Mermaid charts, each with an SVG
+// beside it (<experiment>-<n>.svg) that draws every repetition, key ratios,
+// counter tables, a cross-check; a
 // table across kernels and hosts when there are several), and claims.md (the
 // ledger). The output depends only on the input: the same results give the
 // same bytes.

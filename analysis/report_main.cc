@@ -105,7 +105,9 @@ int main(int argc, char** argv) {
   if (DIR* d = opendir(reports_dir.c_str())) {
     while (struct dirent* e = readdir(d)) {
       std::string name = e->d_name;
-      if (!absl::EndsWith(name, ".md") || files.count(name)) continue;
+      if (!(absl::EndsWith(name, ".md") || absl::EndsWith(name, ".svg")) || files.count(name)) {
+        continue;
+      }
       std::string path = absl::StrCat(reports_dir, "/", name);
       if (absl::StartsWith(ReadFile(path), analysis::kGeneratedMarker)) unlink(path.c_str());
     }

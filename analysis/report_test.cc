@@ -82,6 +82,13 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   // Time axes start at zero (fixture: vfork 404-424 µs; the top 10% above
   // the largest, to two figures: 470).
   EXPECT_THAT(clone3, HasSubstr("    y-axis \"us\" 0 --> 470\n    bar [404.0, 404.0, 424.2]"));
+  // Beside each chart, an SVG with every repetition, from zero too.
+  EXPECT_THAT(clone3, HasSubstr("every repetition: [clone3-1.svg](clone3-1.svg)"));
+  const std::string svg = Read(out + "/clone3-1.svg");
+  EXPECT_THAT(svg, ::testing::StartsWith(kGeneratedMarker));
+  EXPECT_THAT(svg, HasSubstr("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+  EXPECT_THAT(svg, HasSubstr(">0</text>"));
+  EXPECT_THAT(svg, HasSubstr("<circle"));
   // Titles name the split dimension and the statistic.
   EXPECT_THAT(clone3, HasSubstr("title \"method: vfork — spawn to reaped, by parent, minimal child "
                                 "(median, us)\""));
@@ -114,6 +121,7 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   EXPECT_EQ(Read(out + "/README.md"), index);
   EXPECT_EQ(Read(out + "/clone3.md"), clone3);
   EXPECT_EQ(Read(out + "/claims.md"), ledger);
+  EXPECT_EQ(Read(out + "/clone3-1.svg"), svg);
 }
 
 // The tolerance clone3's README states (±10%), written out: a changed spec
@@ -221,10 +229,14 @@ TEST(Report, RemovesStaleGeneratedFilesOnly) {
   const std::string out = Tmp("reports3");
   ASSERT_EQ(mkdir(out.c_str(), 0755), 0);
   std::ofstream(out + "/gone.md") << kGeneratedMarker << "\nold\n";
+  std::ofstream(out + "/gone-1.svg") << kGeneratedMarker << "\n<svg/>\n";
+  std::ofstream(out + "/logo.svg") << "<svg/>\n";
   std::ofstream(out + "/notes.md") << "hand-written\n";
   ASSERT_EQ(RunReport(Good(), out), 0);
   struct stat st;
   EXPECT_NE(stat((out + "/gone.md").c_str(), &st), 0);
+  EXPECT_NE(stat((out + "/gone-1.svg").c_str(), &st), 0);
+  EXPECT_EQ(stat((out + "/logo.svg").c_str(), &st), 0);
   EXPECT_EQ(stat((out + "/notes.md").c_str(), &st), 0);
 }
 
