@@ -22,7 +22,7 @@
 #include "lib/environment.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
-#include "lib/testing/bench_json.h"
+#include "lib/testing/bench_output.h"
 #include "nlohmann/json.hpp"
 
 namespace spawnlab {

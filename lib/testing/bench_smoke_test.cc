@@ -20,7 +20,7 @@
 #include "lib/bench_name.h"
 #include "lib/bench_results.h"
 #include "lib/runfiles.h"
-#include "lib/testing/bench_json.h"
+#include "lib/testing/bench_output.h"
 #include "re2/re2.h"
 
 namespace {

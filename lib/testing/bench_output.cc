@@ -1,6 +1,6 @@
-// bench_json.cc: see bench_json.h.
+// bench_output.cc: see bench_output.h.
 
-#include "lib/testing/bench_json.h"
+#include "lib/testing/bench_output.h"
 
 #include <cstdlib>
 #include <fstream>

@@ -1,4 +1,4 @@
-// bench_json.h: run a bench binary as a test would, and check what it wrote.
+// bench_output.h: run a bench binary as a test would, and check what it wrote.
 //
 // Example:
 //
@@ -7,8 +7,8 @@
 //   ASSERT_TRUE(json.ok()) << json.status();
 //   EXPECT_TRUE(spawnlab::testing::ValidateBenchJson(*json).ok());
 
-#ifndef SPAWNLAB_LIB_TESTING_BENCH_JSON_H_
-#define SPAWNLAB_LIB_TESTING_BENCH_JSON_H_
+#ifndef SPAWNLAB_LIB_TESTING_BENCH_OUTPUT_H_
+#define SPAWNLAB_LIB_TESTING_BENCH_OUTPUT_H_
 
 #include <string>
 #include <vector>
@@ -36,4 +36,4 @@ absl::Status ValidateBenchJson(const nlohmann::json& json);
 }  // namespace testing
 }  // namespace spawnlab
 
-#endif  // SPAWNLAB_LIB_TESTING_BENCH_JSON_H_
+#endif  // SPAWNLAB_LIB_TESTING_BENCH_OUTPUT_H_
