@@ -445,13 +445,27 @@ std::string Environment(const ResultsFile& f) {
   return out;
 }
 
+// Medians side by side, and each file's change against the first with the
+// U test's p-value (a change on a noisy run, or with p above 0.05, is not one
+// to believe).
 std::string AcrossKernels(const std::vector<const ResultsFile*>& files) {
   if (files.size() < 2) return "";
-  std::string out = "## Across kernels and hosts\n\nMedians; each column is one results file.\n\n| row |";
+  const ResultsFile& base = *files[0];
+  std::string out = absl::StrCat(
+      "## Across kernels and hosts\n\nMedians; each column is one results file. *change*: ",
+      "against the first column (", Cell(base.kernel()), " on ", Cell(base.host()),
+      Quick(base) ? ", quick" : "", "), with the U test's p-value over the repetitions.\n\n| row |");
   std::string rule = "|---|";
-  for (const ResultsFile* f : files) {
-    absl::StrAppend(&out, " ", Cell(f->kernel()), " on ", Cell(f->host()), Quick(*f) ? " (quick)" : "", " |");
+  for (size_t i = 0; i < files.size(); ++i) {
+    const ResultsFile* f = files[i];
+    absl::StrAppend(&out, " ", Cell(f->kernel()), " on ", Cell(f->host()),
+                    Quick(*f) ? " (quick)" : "", NoisyMark(*f) == "**noisy**" ? " (noisy)" : "",
+                    " |");
     absl::StrAppend(&rule, "---:|");
+    if (i > 0) {
+      absl::StrAppend(&out, " change (p) |");
+      absl::StrAppend(&rule, "---:|");
+    }
   }
   absl::StrAppend(&out, "\n", rule, "\n");
   std::vector<std::string> names;
@@ -463,11 +477,23 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& files) {
   }
   for (const std::string& name : names) {
     absl::StrAppend(&out, "| `", name, "` |");
-    for (const ResultsFile* f : files) {
-      const Series* s = f->Find(name);
+    const Series* first = base.Find(name);
+    for (size_t i = 0; i < files.size(); ++i) {
+      const Series* s = files[i]->Find(name);
       absl::StrAppend(&out, " ",
                       s == nullptr ? "—" : s->measured() ? FormatNanos(s->Median()) : "skipped",
                       " |");
+      if (i == 0) continue;
+      if (s == nullptr || first == nullptr || !s->measured() || !first->measured()) {
+        absl::StrAppend(&out, " — |");
+        continue;
+      }
+      const double change = s->Median() / first->Median() - 1;
+      const bool testable = s->samples_ns.size() >= 2 && first->samples_ns.size() >= 2;
+      const double p = testable ? MannWhitneyU(first->samples_ns, s->samples_ns) : std::nan("");
+      absl::StrAppend(&out, absl::StrFormat(" %+.1f%%", change * 100), " (",
+                      std::isnan(p) ? "n/a" : p < 0.001 ? "p < 0.001" : absl::StrFormat("%.2g", p),
+                      ") |");
     }
     absl::StrAppend(&out, "\n");
   }

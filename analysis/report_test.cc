@@ -95,6 +95,10 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   EXPECT_THAT(clone3, ::testing::Not(HasSubstr("    y-axis \"us\"\n")));
   EXPECT_THAT(clone3, HasSubstr("| `spawn/method:fork/child:minimal/parent:minimal/until:exit` |"));
   EXPECT_THAT(clone3, HasSubstr("## Across kernels and hosts"));
+  // The second kernel's change against the first, with the U test's p-value
+  // (fixture: vfork 404 µs on 6.1, 384 µs on 6.2, repetitions fully apart).
+  EXPECT_THAT(clone3, HasSubstr("| `spawn/method:vfork/child:minimal/parent:minimal/until:exit` | "
+                                "404 µs | 384 µs | -5.0% (0.0027) |"));
   EXPECT_THAT(clone3, HasSubstr("### Cross-check"));
   // Fixture minima: bench fork 1358 / vfork 388 = 3.50; crosscheck 1300 / 400
   // = 3.25, 7.7% apart: within the ±10% tolerance.
