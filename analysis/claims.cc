@@ -158,7 +158,7 @@ std::string Ratio(double r) { return absl::StrFormat("%.3gx", r); }
 
 std::string FormatP(double p) {
   if (std::isnan(p)) return "";
-  return p < 0.001 ? "p < 0.001" : absl::StrFormat("p = %.2g", p);
+  return p < 0.001 ? "p < 0.001" : absl::StrCat("p = ", FormatPValue(p));
 }
 
 bool Constant(const std::vector<double>& v) {
@@ -473,6 +473,11 @@ const std::vector<std::string>& VerdictWords() {
       "inconclusive",      "inconsistent",   "not-testable-here", "not-applicable",
       "skipped",           "pending"};
   return *words;
+}
+
+std::string FormatPValue(double p) {
+  if (std::isnan(p)) return "n/a";
+  return p < 0.001 ? "< 0.001" : absl::StrFormat("%.2g", p);
 }
 
 std::string FormatNanos(double ns) {

@@ -94,6 +94,10 @@ std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>
 // "1.23 ms", "456 µs", "78.9 ns".
 std::string FormatNanos(double ns);
 
+// A p-value as every report prints it: two significant figures ("0.012"),
+// "< 0.001" below that, "n/a" for none.
+std::string FormatPValue(double p);
+
 }  // namespace analysis
 
 #endif  // SPAWNLAB_ANALYSIS_CLAIMS_H_

@@ -53,7 +53,7 @@ std::string FormatComparison(const Comparison& c) {
   for (const CompareRow& r : c.rows) {
     const bool few = r.old_n < kMinRepetitionsForUTest || r.new_n < kMinRepetitionsForUTest;
     weak += few;
-    std::string p = std::isnan(r.p_value) ? "n/a" : absl::StrFormat("%.4f", r.p_value);
+    std::string p = FormatPValue(r.p_value);
     if (!std::isnan(r.p_value) && r.p_value < 0.05 && !few) p += " (significant)";
     absl::StrAppend(&out, "| `", r.name, "` | ", FormatNanos(r.old_median_ns), " | ",
                     FormatNanos(r.new_median_ns), " | ", absl::StrFormat("%+.2f%%", r.change * 100),

@@ -346,7 +346,7 @@ std::string KeyRatioTable(const ResultsFile& f, const ReportSpec& spec) {
                          : std::nan("");
     absl::StrAppend(&rows, "| ", k.what, " | `", den->name, "` | ",
                     absl::StrFormat("%.3f (%+.1f%%)", ratio, (ratio - 1) * 100), " | ",
-                    std::isnan(p) ? "n/a" : absl::StrFormat("%.2g", p), " | ",
+                    FormatPValue(p), " | ",
                     absl::StrFormat("%s %.2f", ratio <= k.bound ? "met: at most" : "**missed**: at most",
                                     k.bound),
                     " |\n");
@@ -492,7 +492,7 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& files) {
       const bool testable = s->samples_ns.size() >= 2 && first->samples_ns.size() >= 2;
       const double p = testable ? MannWhitneyU(first->samples_ns, s->samples_ns) : std::nan("");
       absl::StrAppend(&out, absl::StrFormat(" %+.1f%%", change * 100), " (",
-                      std::isnan(p) ? "n/a" : p < 0.001 ? "p < 0.001" : absl::StrFormat("%.2g", p),
+                      std::isnan(p) ? "n/a" : absl::StrCat("p ", p < 0.001 ? "" : "= ", FormatPValue(p)),
                       ") |");
     }
     absl::StrAppend(&out, "\n");

@@ -6,11 +6,10 @@
 // and makes the exit code 1; the other files are still reported. Generated
 // files that no longer have results are removed; other files are left alone.
 
-#include <dirent.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -96,22 +95,23 @@ int main(int argc, char** argv) {
   analysis::ResultsSet set = analysis::LoadResultsDir(results_dir);
   for (const absl::Status& e : set.errors) std::cerr << "error: " << e.message() << "\n";
 
-  if (mkdir(reports_dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    std::cerr << "error: cannot create " << reports_dir << ": " << strerror(errno) << "\n";
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(reports_dir, ec);
+  if (ec) {
+    std::cerr << "error: cannot create " << reports_dir << ": " << ec.message() << "\n";
     return 2;
   }
   std::map<std::string, std::string> files = analysis::BuildReports(set, *claims, *specs);
   // Remove generated reports that are no longer produced.
-  if (DIR* d = opendir(reports_dir.c_str())) {
-    while (struct dirent* e = readdir(d)) {
-      std::string name = e->d_name;
-      if (!(absl::EndsWith(name, ".md") || absl::EndsWith(name, ".svg")) || files.count(name)) {
-        continue;
-      }
-      std::string path = absl::StrCat(reports_dir, "/", name);
-      if (absl::StartsWith(ReadFile(path), analysis::kGeneratedMarker)) unlink(path.c_str());
+  for (const fs::directory_entry& e : fs::directory_iterator(reports_dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!(absl::EndsWith(name, ".md") || absl::EndsWith(name, ".svg")) || files.count(name)) {
+      continue;
     }
-    closedir(d);
+    if (absl::StartsWith(ReadFile(e.path().string()), analysis::kGeneratedMarker)) {
+      fs::remove(e.path(), ec);
+    }
   }
   int written = 0;
   for (const auto& [name, text] : files) {

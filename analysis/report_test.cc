@@ -98,7 +98,7 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   // The second kernel's change against the first, with the U test's p-value
   // (fixture: vfork 404 µs on 6.1, 384 µs on 6.2, repetitions fully apart).
   EXPECT_THAT(clone3, HasSubstr("| `spawn/method:vfork/child:minimal/parent:minimal/until:exit` | "
-                                "404 µs | 384 µs | -5.0% (0.0027) |"));
+                                "404 µs | 384 µs | -5.0% (p = 0.0027) |"));
   EXPECT_THAT(clone3, HasSubstr("### Cross-check"));
   // Fixture minima: bench fork 1358 / vfork 388 = 3.50; crosscheck 1300 / 400
   // = 3.25, 7.7% apart: within the ±10% tolerance.
