@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <utility>
@@ -89,21 +89,20 @@ absl::Status CheckRule(const Claim& c, absl::string_view where) {
     checks = {NeedRegex(r, "minuend", where), NeedRegex(r, "subtrahend", where),
               NeedNumber(r, "claimed_ns", where), NeedNumber(r, "factor", where)};
   } else if (kind == "shape") {
-    checks = {NeedRegex(r, "flat_numerator", where), NeedRegex(r, "flat_denominator", where),
-              NeedRegex(r, "growing_numerator", where),
-              NeedRegex(r, "growing_denominator", where), NeedNumber(r, "max_ratio", where),
-              NeedNumber(r, "min_ratio", where)};
+    checks = {NeedRegex(r, "flat_numerator", where),    NeedRegex(r, "flat_denominator", where),
+              NeedRegex(r, "growing_numerator", where), NeedRegex(r, "growing_denominator", where),
+              NeedNumber(r, "max_ratio", where),        NeedNumber(r, "min_ratio", where)};
   } else if (kind == "reading") {
     if (!r.contains("verdict") || !r["verdict"].is_string() || !r.contains("reason") ||
         !r["reason"].is_string()) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": a reading needs verdict and reason"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": a reading needs verdict and reason"));
     }
     bool known = false;
     for (const char* v : kReadingVerdicts) known |= (r["verdict"] == v);
     if (!known) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": '", r["verdict"].get<std::string>(),
-                       "' is not a verdict a reading may give"));
+      return absl::InvalidArgumentError(absl::StrCat(where, ": '", r["verdict"].get<std::string>(),
+                                                     "' is not a verdict a reading may give"));
     }
   } else if (kind == "pending") {
     if (!r.contains("reason") || !r["reason"].is_string()) {
@@ -171,8 +170,8 @@ bool Constant(const std::vector<double>& v) {
 std::string TooFew(const std::vector<double>& a, const std::vector<double>& b) {
   if (Constant(a) && Constant(b)) return "";
   if (a.size() >= kMinRepetitions && b.size() >= kMinRepetitions) return "";
-  return absl::StrCat(a.size(), " and ", b.size(),
-                      " repetitions: each side needs ", kMinRepetitions,
+  return absl::StrCat(a.size(), " and ", b.size(), " repetitions: each side needs ",
+                      kMinRepetitions,
                       " (fewer cannot give a 95% interval narrower than the range of the "
                       "differences, nor p < 0.05 with 3 a side)");
 }
@@ -204,11 +203,11 @@ struct Judged {
 Judged Judge(double lo, double hi, double bl, double bh, int sign,
              const std::function<std::string(double)>& show) {
   // A constant counter has no interval: its value is exact.
-  const std::string interval = lo == hi ? absl::StrCat("the exact value ", show(lo))
-                                        : absl::StrCat("the 95% interval ", show(lo), " to ",
-                                                       show(hi));
-  const std::string band = absl::StrCat("the band ", show(bl), " to ", show(bh),
-                                        " that would reproduce the claim");
+  const std::string interval = lo == hi
+                                   ? absl::StrCat("the exact value ", show(lo))
+                                   : absl::StrCat("the 95% interval ", show(lo), " to ", show(hi));
+  const std::string band =
+      absl::StrCat("the band ", show(bl), " to ", show(bh), " that would reproduce the claim");
   if (lo >= bl && hi <= bh) return {"reproduced", absl::StrCat(interval, " lies within ", band)};
   if (sign == 0) {
     if (hi < bl || lo > bh) {
@@ -220,18 +219,17 @@ Judged Judge(double lo, double hi, double bl, double bh, int sign,
   const double dlo = sign > 0 ? lo : -hi, dhi = sign > 0 ? hi : -lo;
   const double dbl = sign > 0 ? bl : -bh, dbh = sign > 0 ? bh : -bl;
   if (dhi < 0) {
-    return {"contradicted", absl::StrCat(interval, " lies wholly on the other side of no "
+    return {"contradicted", absl::StrCat(interval,
+                                         " lies wholly on the other side of no "
                                          "difference: the opposite direction")};
   }
   if (dlo > 0 && (dhi < dbl || dlo > dbh)) {
-    return {"direction-only",
-            absl::StrCat("the same direction, but ", interval, " lies ",
-                         dhi < dbl ? "short of " : "beyond ", band)};
+    return {"direction-only", absl::StrCat("the same direction, but ", interval, " lies ",
+                                           dhi < dbl ? "short of " : "beyond ", band)};
   }
   if (dhi < dbl) {
-    return {"contradicted",
-            absl::StrCat(interval, " holds no difference and stops short of ", band,
-                         ": an effect of the claimed size would have shown")};
+    return {"contradicted", absl::StrCat(interval, " holds no difference and stops short of ", band,
+                                         ": an effect of the claimed size would have shown")};
   }
   if (dhi - dlo > std::fabs(dbl + dbh) / 2) {
     return {"inconclusive",
@@ -261,8 +259,9 @@ double ClaimedRatio(const nlohmann::json& r) {
 std::string ClaimedText(const nlohmann::json& r) {
   const nlohmann::json& c = r["claimed"];
   if (!c.is_object()) return Ratio(c.get<double>());
-  return absl::StrCat(Ratio(ClaimedRatio(r)), " (", absl::StrFormat("%g", c["numerator"].get<double>()),
-                      " / ", absl::StrFormat("%g", c["denominator"].get<double>()), ")");
+  return absl::StrCat(Ratio(ClaimedRatio(r)), " (",
+                      absl::StrFormat("%g", c["numerator"].get<double>()), " / ",
+                      absl::StrFormat("%g", c["denominator"].get<double>()), ")");
 }
 
 Verdict EvaluateRatio(const nlohmann::json& r, const ResultsFile& file) {
@@ -326,10 +325,9 @@ Verdict EvaluateAbsolute(const nlohmann::json& r, const ResultsFile& file) {
   }
   if (floor_row.empty()) {
     v.word = skipped.empty() ? "pending" : "skipped";
-    v.reason = skipped.empty()
-                   ? absl::StrCat("no measured row of ", file.path, " matches '",
-                                  r["rows"].get<std::string>(), "'")
-                   : skipped.front();
+    v.reason = skipped.empty() ? absl::StrCat("no measured row of ", file.path, " matches '",
+                                              r["rows"].get<std::string>(), "'")
+                               : skipped.front();
     return v;
   }
   v.rows = absl::StrCat("`", typical_row, "`");
@@ -345,8 +343,8 @@ Verdict EvaluateAbsolute(const nlohmann::json& r, const ResultsFile& file) {
     v.word = "implausible";
     v.reason = absl::StrCat("claimed ", claimed, " is ", absl::StrFormat("%.0f", floor / hi),
                             "x below the fastest repetition of any matching row here (more than "
-                            "the ", absl::StrFormat("%.0f", implausible),
-                            "x that hardware could explain)");
+                            "the ",
+                            absl::StrFormat("%.0f", implausible), "x that hardware could explain)");
   } else if (typical >= lo / factor && typical <= hi * factor) {
     v.word = "reproduced";
     v.reason = absl::StrCat("the median here is within ", absl::StrFormat("%.0f", factor),
@@ -375,9 +373,10 @@ Verdict EvaluateDirection(const nlohmann::json& r, const ResultsFile& file) {
   v.rows = absl::StrCat("`", slow->name, "` / `", fast->name, "` (claimed slower / faster)");
   const double ratio = slow->Median() / fast->Median();
   const double p = TimeP(*slow, *fast);
-  v.measured = absl::StrCat(FormatNanos(slow->Median()), " / ", FormatNanos(fast->Median()), " = ",
-                            Ratio(ratio), std::isnan(p) ? "" : absl::StrCat(", U test ", FormatP(p)),
-                            ", n = ", slow->samples_ns.size(), " / ", fast->samples_ns.size());
+  v.measured =
+      absl::StrCat(FormatNanos(slow->Median()), " / ", FormatNanos(fast->Median()), " = ",
+                   Ratio(ratio), std::isnan(p) ? "" : absl::StrCat(", U test ", FormatP(p)),
+                   ", n = ", slow->samples_ns.size(), " / ", fast->samples_ns.size());
   if (PendingIfTooFew(slow->samples_ns, fast->samples_ns, &v)) return v;
   const Interval ci = RatioInterval(slow->samples_ns, fast->samples_ns);
   absl::StrAppend(&v.measured, "; 95% interval ", Ratio(ci.low), "–", Ratio(ci.high));
@@ -390,8 +389,8 @@ Verdict EvaluateDirection(const nlohmann::json& r, const ResultsFile& file) {
                             Ratio(ci.low), " to ", Ratio(ci.high), " (no figure was claimed)");
   } else if (ci.high < 1) {
     v.word = "contradicted";
-    v.reason = absl::StrCat("the opposite: the 95% interval of slower / faster is ",
-                            Ratio(ci.low), " to ", Ratio(ci.high));
+    v.reason = absl::StrCat("the opposite: the 95% interval of slower / faster is ", Ratio(ci.low),
+                            " to ", Ratio(ci.high));
   } else if (ci.low >= 1 / (1 + negligible) && ci.high <= 1 + negligible) {
     v.word = "contradicted";
     v.reason = absl::StrCat("no difference here: the 95% interval ", Ratio(ci.low), " to ",
@@ -419,10 +418,10 @@ Verdict EvaluateDifference(const nlohmann::json& r, const ResultsFile& file) {
     return absl::StrCat(x < 0 ? "-" : "", FormatNanos(std::fabs(x)));
   };
   const double p = TimeP(*a, *b);
-  v.measured = absl::StrCat(signed_ns(diff), " (", FormatNanos(a->Median()), " − ",
-                            FormatNanos(b->Median()),
-                            std::isnan(p) ? "" : absl::StrCat(", U test ", FormatP(p)), ", n = ",
-                            a->samples_ns.size(), " / ", b->samples_ns.size(), ")");
+  v.measured =
+      absl::StrCat(signed_ns(diff), " (", FormatNanos(a->Median()), " − ", FormatNanos(b->Median()),
+                   std::isnan(p) ? "" : absl::StrCat(", U test ", FormatP(p)),
+                   ", n = ", a->samples_ns.size(), " / ", b->samples_ns.size(), ")");
   if (PendingIfTooFew(a->samples_ns, b->samples_ns, &v)) return v;
   const Interval ci = ShiftInterval(a->samples_ns, b->samples_ns);
   absl::StrAppend(&v.measured, "; 95% interval ", signed_ns(ci.low), " to ", signed_ns(ci.high));
@@ -451,8 +450,8 @@ Verdict EvaluateShape(const nlohmann::json& r, const ResultsFile& file) {
   const bool grows = grow >= min_ratio;
   if (is_flat && grows) {
     v.word = "reproduced";
-    v.reason = absl::StrCat("flat within ", Ratio(max_ratio), " while the other grows ",
-                            Ratio(grow));
+    v.reason =
+        absl::StrCat("flat within ", Ratio(max_ratio), " while the other grows ", Ratio(grow));
   } else if (grows) {
     v.word = "direction-only";
     v.reason = absl::StrCat("the growing side grows ", Ratio(grow), ", but the flat side moves ",
@@ -469,9 +468,8 @@ Verdict EvaluateShape(const nlohmann::json& r, const ResultsFile& file) {
 
 const std::vector<std::string>& VerdictWords() {
   static const std::vector<std::string>* const words = new std::vector<std::string>{
-      "reproduced",        "direction-only", "contradicted", "implausible",
-      "inconclusive",      "inconsistent",   "not-testable-here", "not-applicable",
-      "skipped",           "pending"};
+      "reproduced",   "direction-only",    "contradicted",   "implausible", "inconclusive",
+      "inconsistent", "not-testable-here", "not-applicable", "skipped",     "pending"};
   return *words;
 }
 
@@ -499,7 +497,9 @@ absl::StatusOr<std::vector<Claim>> ParseClaims(absl::string_view text, absl::str
     if (!j.is_object()) return Bad(path, "a claim is not an object");
     Claim c;
     for (auto [field, key] : std::initializer_list<std::pair<std::string*, const char*>>{
-             {&c.id, "id"}, {&c.source, "source"}, {&c.claim, "claim"},
+             {&c.id, "id"},
+             {&c.source, "source"},
+             {&c.claim, "claim"},
              {&c.conditions, "conditions"}}) {
       if (!j.contains(key) || !j[key].is_string() || j[key].get<std::string>().empty()) {
         return Bad(path, absl::StrCat("claim ", j.value("id", "?"), " needs a string '", key, "'"));
@@ -528,9 +528,9 @@ absl::StatusOr<std::vector<Claim>> LoadClaims(const std::string& path) {
 std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>& results) {
   const std::string kind = claim.rule["kind"];
   if (kind == "reading") {
-    return {Verdict{claim.rule["verdict"], "", "—",
-                    absl::StrCat("by reading, not measured: ", claim.rule["reason"].get<std::string>()),
-                    ""}};
+    return {Verdict{
+        claim.rule["verdict"], "", "—",
+        absl::StrCat("by reading, not measured: ", claim.rule["reason"].get<std::string>()), ""}};
   }
   if (kind == "pending") {
     return {Verdict{"pending", "", "—", claim.rule["reason"].get<std::string>(), ""}};
@@ -555,10 +555,9 @@ std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>
     out.push_back(std::move(v));
   }
   if (out.empty()) {
-    out.push_back(Verdict{"pending", "", "—",
-                          absl::StrCat("the ", claim.experiment,
-                                       " experiment has no full-run results yet"),
-                          ""});
+    out.push_back(Verdict{
+        "pending", "", "—",
+        absl::StrCat("the ", claim.experiment, " experiment has no full-run results yet"), ""});
   }
   return out;
 }

@@ -4,14 +4,13 @@
 
 #include "analysis/claims.h"
 
-#include "analysis/stats.h"
-
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "analysis/stats.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
@@ -30,8 +29,7 @@ std::string Runfile(const std::string& rel) {
 std::vector<ResultsFile> Fixtures() {
   std::vector<ResultsFile> files;
   for (const char* f : {"good/6.1.0-test/clone3.json", "good/6.1.0-test/crosscheck.json"}) {
-    absl::StatusOr<ResultsFile> r =
-        LoadResultsFile(Runfile(std::string("analysis/testdata/") + f));
+    absl::StatusOr<ResultsFile> r = LoadResultsFile(Runfile(std::string("analysis/testdata/") + f));
     EXPECT_TRUE(r.ok()) << r.status();
     if (r.ok()) files.push_back(*r);
   }
@@ -153,7 +151,8 @@ ResultsFile Synthetic(std::vector<std::pair<std::string, std::vector<double>>> r
                       bool quick = false) {
   ResultsFile f;
   f.path = "synthetic.json";
-  f.context = {{"spawnlab.experiment", "x"}, {"kernel.release", "k"},
+  f.context = {{"spawnlab.experiment", "x"},
+               {"kernel.release", "k"},
                {"spawnlab.quick", quick ? "true" : "false"}};
   for (auto& [name, samples] : rows) {
     Series s;
@@ -169,8 +168,11 @@ Claim RatioClaim(double claimed) {
   Claim c;
   c.id = "T-1";
   c.experiment = "x";
-  c.rule = {{"kind", "ratio"}, {"numerator", "a/op:slow"}, {"denominator", "a/op:fast"},
-            {"claimed", claimed}, {"tolerance", 0.25}};
+  c.rule = {{"kind", "ratio"},
+            {"numerator", "a/op:slow"},
+            {"denominator", "a/op:fast"},
+            {"claimed", claimed},
+            {"tolerance", 0.25}};
   return c;
 }
 
@@ -186,14 +188,14 @@ TEST(Rules, RatioWithinToleranceIsReproduced) {
 }
 
 TEST(Rules, RatioOutsideToleranceIsDirectionOnly) {
-  EXPECT_EQ(Evaluate(RatioClaim(10),
-                     {Synthetic({{"a/op:slow", kSlow}, {"a/op:fast", kFast}})})[0].word,
-            "direction-only");
+  EXPECT_EQ(
+      Evaluate(RatioClaim(10), {Synthetic({{"a/op:slow", kSlow}, {"a/op:fast", kFast}})})[0].word,
+      "direction-only");
 }
 
 TEST(Rules, OppositeDirectionIsContradicted) {
-  Verdict v = Evaluate(RatioClaim(0.5),
-                       {Synthetic({{"a/op:slow", kSlow}, {"a/op:fast", kFast}})})[0];
+  Verdict v =
+      Evaluate(RatioClaim(0.5), {Synthetic({{"a/op:slow", kSlow}, {"a/op:fast", kFast}})})[0];
   EXPECT_EQ(v.word, "contradicted");
   EXPECT_THAT(v.reason, HasSubstr("opposite"));
 }
@@ -202,8 +204,8 @@ TEST(Rules, OppositeDirectionIsContradicted) {
 // interval holds 1 and stops short of the band (1.36x to 1.66x).
 TEST(Rules, NoDifferenceWhereALargeOneWasClaimedIsContradicted) {
   std::vector<double> same = {101, 99, 100, 102, 98, 100, 97, 103, 100};
-  Verdict v = Evaluate(RatioClaim(1.5),
-                       {Synthetic({{"a/op:slow", same}, {"a/op:fast", kFast}})})[0];
+  Verdict v =
+      Evaluate(RatioClaim(1.5), {Synthetic({{"a/op:slow", same}, {"a/op:fast", kFast}})})[0];
   EXPECT_EQ(v.word, "contradicted") << v.reason;
   EXPECT_THAT(v.reason, HasSubstr("holds no difference"));
   EXPECT_THAT(v.measured, HasSubstr("95% interval"));
@@ -213,8 +215,8 @@ TEST(Rules, NoDifferenceWhereALargeOneWasClaimedIsContradicted) {
 // contradict a +1.65% claim; the interval (a few % wide) is wider than it.
 TEST(Rules, AnEffectBelowTheNoiseIsInconclusive) {
   std::vector<double> noisy = {100, 104, 97, 101, 99, 103, 96, 102, 100};
-  Verdict v = Evaluate(RatioClaim(1.0165),
-                       {Synthetic({{"a/op:slow", noisy}, {"a/op:fast", kFast}})})[0];
+  Verdict v =
+      Evaluate(RatioClaim(1.0165), {Synthetic({{"a/op:slow", noisy}, {"a/op:fast", kFast}})})[0];
   EXPECT_EQ(v.word, "inconclusive") << v.reason;
   EXPECT_THAT(v.reason, HasSubstr("wider than the claimed effect"));
 }
@@ -222,8 +224,9 @@ TEST(Rules, AnEffectBelowTheNoiseIsInconclusive) {
 // Fewer than 5 repetitions a side decide nothing: with 3 against 3 even a
 // perfect separation has p = 0.1.
 TEST(Rules, TooFewRepetitionsArePending) {
-  Verdict v = Evaluate(RatioClaim(2), {Synthetic({{"a/op:slow", {200, 201, 202}},
-                                                  {"a/op:fast", {100, 101, 102}}})})[0];
+  Verdict v =
+      Evaluate(RatioClaim(2),
+               {Synthetic({{"a/op:slow", {200, 201, 202}}, {"a/op:fast", {100, 101, 102}}})})[0];
   EXPECT_EQ(v.word, "pending");
   EXPECT_THAT(v.reason, HasSubstr("needs 5"));
   // Five a side are enough.
@@ -300,12 +303,13 @@ TEST(Rules, TheIntervalIsAtNinetyFivePercent) {
   Claim c;
   c.id = "T-5";
   c.experiment = "x";
-  c.rule = {{"kind", "direction"}, {"faster", "a/op:fast"}, {"slower", "a/op:slow"},
+  c.rule = {{"kind", "direction"},
+            {"faster", "a/op:fast"},
+            {"slower", "a/op:slow"},
             {"negligible", 0.001}};
   Verdict no = Evaluate(c, {Synthetic({{"a/op:slow", shifted(weak)}, {"a/op:fast", base}})})[0];
   EXPECT_EQ(no.word, "inconclusive") << no.measured;
-  Verdict yes =
-      Evaluate(c, {Synthetic({{"a/op:slow", shifted(strong)}, {"a/op:fast", base}})})[0];
+  Verdict yes = Evaluate(c, {Synthetic({{"a/op:slow", shifted(strong)}, {"a/op:fast", base}})})[0];
   EXPECT_EQ(yes.word, "reproduced") << yes.measured;
 }
 
@@ -333,8 +337,8 @@ TEST(Rules, AbsoluteAgainstTheFloor) {
   Claim c;
   c.id = "T-2";
   c.experiment = "x";
-  c.rule = {{"kind", "absolute"}, {"rows", "a/op:.*"}, {"claimed_low_ns", 1.0},
-            {"claimed_high_ns", 2.0}, {"factor", 3}, {"implausible_factor", 10}};
+  c.rule = {{"kind", "absolute"},     {"rows", "a/op:.*"}, {"claimed_low_ns", 1.0},
+            {"claimed_high_ns", 2.0}, {"factor", 3},       {"implausible_factor", 10}};
   ResultsFile f = Synthetic({{"a/op:slow", kSlow}, {"a/op:fast", kFast}});
   Verdict v = Evaluate(c, {f})[0];
   EXPECT_EQ(v.word, "implausible");  // 2 ns claimed, 97 ns floor
@@ -381,8 +385,11 @@ TEST(Rules, DifferenceAgainstAClaimedSaving) {
   Claim c;
   c.id = "T-4";
   c.experiment = "x";
-  c.rule = {{"kind", "difference"}, {"minuend", "a/op:slow"}, {"subtrahend", "a/op:fast"},
-            {"claimed_ns", 120.0}, {"factor", 3}};
+  c.rule = {{"kind", "difference"},
+            {"minuend", "a/op:slow"},
+            {"subtrahend", "a/op:fast"},
+            {"claimed_ns", 120.0},
+            {"factor", 3}};
   ResultsFile f = Synthetic({{"a/op:slow", kSlow}, {"a/op:fast", kFast}});
   EXPECT_EQ(Evaluate(c, {f})[0].word, "reproduced");  // saves 100 ns
   c.rule["claimed_ns"] = 1000.0;

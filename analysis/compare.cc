@@ -7,8 +7,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "analysis/claims.h"
 #include "analysis/stats.h"
 
@@ -27,8 +27,8 @@ Comparison CompareResults(const ResultsFile& old_file, const ResultsFile& new_fi
       c.not_measured.push_back(o.name);
       continue;
     }
-    CompareRow row{o.name, o.Median(), n->Median(), 0, std::nan(""), o.Repetitions(),
-                   n->Repetitions()};
+    CompareRow row{o.name,       o.Median(),      n->Median(),     0,
+                   std::nan(""), o.Repetitions(), n->Repetitions()};
     row.change = (row.new_median_ns - row.old_median_ns) / std::fabs(row.old_median_ns);
     if (o.samples_ns.size() >= 2 && n->samples_ns.size() >= 2) {
       row.p_value = MannWhitneyU(o.samples_ns, n->samples_ns);
@@ -73,10 +73,9 @@ std::string FormatComparison(const Comparison& c) {
                   "times, which the machine's drift between the two runs moves (--ratios=DIM:VALUE "
                   "compares drift-free ratios).\n");
   absl::StrAppend(&out, "\nGeometric mean of new/old: ",
-                  std::isnan(c.geomean_ratio)
-                      ? "n/a"
-                      : absl::StrFormat("%.4f (%+.2f%%)", c.geomean_ratio,
-                                        (c.geomean_ratio - 1) * 100),
+                  std::isnan(c.geomean_ratio) ? "n/a"
+                                              : absl::StrFormat("%.4f (%+.2f%%)", c.geomean_ratio,
+                                                                (c.geomean_ratio - 1) * 100),
                   " over ", c.rows.size(), " benchmarks.\n");
   if (weak > 0) {
     absl::StrAppend(&out, "\nwarning: ", weak, " benchmark(s) have fewer than ",
@@ -133,14 +132,14 @@ RatioComparison CompareRatios(const nlohmann::json& old_doc, const nlohmann::jso
 }
 
 std::string FormatRatioComparison(const RatioComparison& c, const spawnlab::RatioBaseline& by) {
-  std::string out = absl::StrCat(
-      "Key ratios, each row over its row with ", by.dimension, ":", by.value,
-      " (median over rounds of the ratio taken within a round):\n\n",
-      "| row | old ratio | new ratio | change |\n|---|---:|---:|---:|\n");
+  std::string out =
+      absl::StrCat("Key ratios, each row over its row with ", by.dimension, ":", by.value,
+                   " (median over rounds of the ratio taken within a round):\n\n",
+                   "| row | old ratio | new ratio | change |\n|---|---:|---:|---:|\n");
   for (const RatioChange& r : c.rows) {
-    absl::StrAppend(&out, "| `", r.row, "` | ", absl::StrFormat("%.3f | %.3f | %+.1f%%", r.old_ratio,
-                                                                   r.new_ratio, r.change * 100),
-                    " |\n");
+    absl::StrAppend(
+        &out, "| `", r.row, "` | ",
+        absl::StrFormat("%.3f | %.3f | %+.1f%%", r.old_ratio, r.new_ratio, r.change * 100), " |\n");
   }
   absl::StrAppend(&out, "\n", c.rows.size(), " ratios: median change ",
                   absl::StrFormat("%.1f%%", c.median_abs_change * 100), ", ", c.over_5pct,
@@ -182,28 +181,29 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
     return it != f.context.end() && absl::StartsWith(it->second, "yes");
   };
   r.noisy = noisy(old_file) || noisy(new_file);
-  const bool ratios_ok = r.ratios == 0 || (r.median_ratio_change <= 0.02 &&
-                                           (r.ratios_over_10pct == 0 || r.noisy));
+  const bool ratios_ok =
+      r.ratios == 0 || (r.median_ratio_change <= 0.02 && (r.ratios_over_10pct == 0 || r.noisy));
   const bool rows_ok = r.rows_tested > 0 && r.rows_different <= 0.05 * r.rows_tested;
   r.meets_targets = ratios_ok && rows_ok;
-  auto pct = [](double x) { return std::isnan(x) ? std::string("—") : absl::StrFormat("%.1f%%", x * 100); };
+  auto pct = [](double x) {
+    return std::isnan(x) ? std::string("—") : absl::StrFormat("%.1f%%", x * 100);
+  };
   std::string t = "| figure | measured | target |\n|---|---:|---:|\n";
   if (r.ratios > 0) {
-    absl::StrAppend(&t, "| median change of the ", r.ratios, " key ratios (", by->dimension,
-                    " / ", by->value, ", paired within rounds) | ", pct(r.median_ratio_change),
-                    " | ≤ 2% |\n", "| key ratios that moved more than 10% | ",
-                    r.ratios_over_10pct, " of ", r.ratios, " | none unless noisy |\n");
+    absl::StrAppend(&t, "| median change of the ", r.ratios, " key ratios (", by->dimension, " / ",
+                    by->value, ", paired within rounds) | ", pct(r.median_ratio_change),
+                    " | ≤ 2% |\n", "| key ratios that moved more than 10% | ", r.ratios_over_10pct,
+                    " of ", r.ratios, " | none unless noisy |\n");
   } else {
     absl::StrAppend(&t, "| key ratios | none declared (no ratio baseline) | — |\n");
   }
-  absl::StrAppend(&t, "| rows the U test calls different (raw times) | ", r.rows_different, " of ",
-                  r.rows_tested,
-                  r.rows_tested > 0
-                      ? absl::StrFormat(" (%.1f%%)", 100.0 * r.rows_different / r.rows_tested)
-                      : std::string(),
-                  " | ≤ 5% |\n", "| median change of the rows' medians (raw) | ",
-                  pct(r.median_row_change), " | — |\n", "| either run marked noisy | ",
-                  r.noisy ? "yes" : "no", " | — |\n");
+  absl::StrAppend(
+      &t, "| rows the U test calls different (raw times) | ", r.rows_different, " of ",
+      r.rows_tested,
+      r.rows_tested > 0 ? absl::StrFormat(" (%.1f%%)", 100.0 * r.rows_different / r.rows_tested)
+                        : std::string(),
+      " | ≤ 5% |\n", "| median change of the rows' medians (raw) | ", pct(r.median_row_change),
+      " | — |\n", "| either run marked noisy | ", r.noisy ? "yes" : "no", " | — |\n");
   r.table = absl::StrCat(t, "\n",
                          r.meets_targets ? "Reproducible: the two runs agree within the targets."
                                          : "Not reproducible within the targets on this machine "

@@ -23,9 +23,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "lib/benchmark_json.h"
 #include "analysis/compare.h"
 #include "analysis/results.h"
+#include "lib/benchmark_json.h"
 
 int main(int argc, char** argv) {
   std::optional<spawnlab::RatioBaseline> ratios;
@@ -73,8 +73,8 @@ int main(int argc, char** argv) {
     return spawnlab::ParseBenchmarkJson(text.str());
   };
   if (self_check) {
-    analysis::Reproducibility r =
-        analysis::CheckReproducibility(*old_file, *new_file, read(files[0]), read(files[1]), ratios);
+    analysis::Reproducibility r = analysis::CheckReproducibility(
+        *old_file, *new_file, read(files[0]), read(files[1]), ratios);
     std::cout << r.table;
     return r.meets_targets ? 0 : 3;
   }

@@ -49,8 +49,8 @@ TEST(Compare, WarnsBelowNineRepetitions) {
 }
 
 nlohmann::json Rep(const std::string& name, int k, double t) {
-  return {{"name", name}, {"run_name", name}, {"run_type", "iteration"},
-          {"repetition_index", k}, {"real_time", t}, {"time_unit", "us"}};
+  return {{"name", name},          {"run_name", name}, {"run_type", "iteration"},
+          {"repetition_index", k}, {"real_time", t},   {"time_unit", "us"}};
 }
 
 TEST(Compare, RatiosIgnoreDriftThatMovesBothRowsOfARound) {

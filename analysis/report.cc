@@ -23,7 +23,6 @@ std::string Cell(absl::string_view s) {
   return absl::StrReplaceAll(s, {{"|", "\\|"}, {"\n", " "}});
 }
 
-
 // The revision, marked when the run's checkout differed from it.
 std::string ShortRevision(const ResultsFile& f) {
   auto it = f.context.find("git.revision");
@@ -55,14 +54,14 @@ std::string RunConditions(const ResultsFile& f) {
     return "The run's conditions were not recorded (results from before the run record).\n\n";
   }
   std::string out = absl::StrCat(
-      "| run | |\n|---|---|\n", "| window | ", Ctx(f, "run.start"), " to ", Ctx(f, "run.end"),
-      " (", Ctx(f, "run.seconds"), " s) |\n", "| load average before, after | ",
+      "| run | |\n|---|---|\n", "| window | ", Ctx(f, "run.start"), " to ", Ctx(f, "run.end"), " (",
+      Ctx(f, "run.seconds"), " s) |\n", "| load average before, after | ",
       Ctx(f, "run.loadavg_before"), "; ", Ctx(f, "run.loadavg_after"), " |\n",
       "| CPU used by other processes | ", Ctx(f, "run.other_cpu_cores"), " cores |\n",
-      "| busiest other processes | ", Ctx(f, "run.busiest_others"), " |\n",
-      "| steal, iowait | ", Ctx(f, "run.steal_pct"), "%, ", Ctx(f, "run.iowait_pct"), "% |\n",
-      "| the bench's involuntary context switches | ", Ctx(f, "run.involuntary_switches"),
-      " |\n", "| bench lock | ", Ctx(f, "run.lock"), " |\n");
+      "| busiest other processes | ", Ctx(f, "run.busiest_others"), " |\n", "| steal, iowait | ",
+      Ctx(f, "run.steal_pct"), "%, ", Ctx(f, "run.iowait_pct"), "% |\n",
+      "| the bench's involuntary context switches | ", Ctx(f, "run.involuntary_switches"), " |\n",
+      "| bench lock | ", Ctx(f, "run.lock"), " |\n");
   if (Ctx(f, "spawnlab.canary.row") != "—") {
     absl::StrAppend(&out, "| drift canary | `", Ctx(f, "spawnlab.canary.row"), "` moved ",
                     Ctx(f, "spawnlab.canary.drift_pct"), "% (last half against first half of ",
@@ -144,8 +143,7 @@ std::string SpreadSvg(const std::string& title,
                       "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n",
                       kWidth, kHeight, kWidth, kHeight),
       absl::StrFormat("<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", kWidth, kHeight),
-      absl::StrFormat("<text x=\"%d\" y=\"22\" font-size=\"14\">", kLeft), Xml(title),
-      "</text>\n");
+      absl::StrFormat("<text x=\"%d\" y=\"22\" font-size=\"14\">", kLeft), Xml(title), "</text>\n");
   // The axis from zero.
   for (int i = 0; i <= ticks; ++i) {
     const double v = step * i;
@@ -156,10 +154,9 @@ std::string SpreadSvg(const std::string& title,
         absl::StrFormat("<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", kLeft - 6,
                         y_of(v) + 4, v));
   }
-  absl::StrAppend(&out,
-                  absl::StrFormat("<text x=\"16\" y=\"%d\" transform=\"rotate(-90 16 %d)\" "
-                                  "text-anchor=\"middle\">µs</text>\n",
-                                  kTop + plot_h / 2, kTop + plot_h / 2));
+  absl::StrAppend(&out, absl::StrFormat("<text x=\"16\" y=\"%d\" transform=\"rotate(-90 16 %d)\" "
+                                        "text-anchor=\"middle\">µs</text>\n",
+                                        kTop + plot_h / 2, kTop + plot_h / 2));
   const double slot = bars.empty() ? plot_w : static_cast<double>(plot_w) / bars.size();
   for (size_t i = 0; i < bars.size(); ++i) {
     const auto& [x, v] = bars[i];
@@ -181,8 +178,9 @@ std::string SpreadSvg(const std::string& title,
                                             "fill=\"#c0392b\"/>\n",
                                             cx, y_of(v[k])));
     }
-    absl::StrAppend(&out, absl::StrFormat("<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
-                                          left + width / 2, kTop + plot_h + 18),
+    absl::StrAppend(&out,
+                    absl::StrFormat("<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
+                                    left + width / 2, kTop + plot_h + 18),
                     Xml(x), "</text>\n");
   }
   absl::StrAppend(
@@ -228,12 +226,12 @@ std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::st
       }
       const std::string title = absl::StrCat(split, spec.title, " (median, us)");
       const std::string svg = absl::StrCat(stem, "-", (*next)++, ".svg");
-      (*files)[svg] = SpreadSvg(absl::StrCat(split, spec.title, " (each repetition, µs)"),
-                                bars[split]);
-      absl::StrAppend(&out, "```mermaid\nxychart-beta\n    title \"", title, "\"\n",
-                      "    x-axis [", absl::StrJoin(xs, ", "), "]\n",
-                      absl::StrFormat("    y-axis \"us\" 0 --> %g\n", AxisTop(max)),
-                      "    bar [", absl::StrJoin(ys, ", "), "]\n```\n\n",
+      (*files)[svg] =
+          SpreadSvg(absl::StrCat(split, spec.title, " (each repetition, µs)"), bars[split]);
+      absl::StrAppend(&out, "```mermaid\nxychart-beta\n    title \"", title, "\"\n", "    x-axis [",
+                      absl::StrJoin(xs, ", "), "]\n",
+                      absl::StrFormat("    y-axis \"us\" 0 --> %g\n", AxisTop(max)), "    bar [",
+                      absl::StrJoin(ys, ", "), "]\n```\n\n",
                       "The spread behind it, every repetition: [", svg, "](", svg, ")\n\n");
     }
   }
@@ -266,8 +264,9 @@ std::string CrossCheck(const ResultsFile& bench, const CrossCheckSpec& spec,
     return out;
   }
   absl::StrAppend(
-      &out, "The same ratios from `", cross->path.substr(cross->path.rfind('/') + 1), "`: ",
-      spec.description, ". They agree when the two ratios are within ±", spec.tolerance * 100,
+      &out, "The same ratios from `", cross->path.substr(cross->path.rfind('/') + 1),
+      "`: ", spec.description, ". They agree when the two ratios are within ±",
+      spec.tolerance * 100,
       "% of each other, on the minima and on the medians. The cross-check's own statistic ",
       "is shown too (the average over its spawns, or the minimum over its repetitions, as the ",
       "tool reports). *n*: repetitions behind each bench figure / cross-check figure.\n\n",
@@ -294,10 +293,9 @@ std::string CrossCheck(const ResultsFile& bench, const CrossCheckSpec& spec,
     pairs += 2;
     agree += min_ok + med_ok;
     absl::StrAppend(&out, "| ", r.what, absl::StrFormat(" | %.3g | %.3g | ", min_b, min_c),
-                    min_ok ? "yes" : "**no**",
-                    absl::StrFormat(" | %.3g | %.3g | ", med_b, med_c), med_ok ? "yes" : "**no**",
-                    absl::StrFormat(" | %.3g (%s) | %d / %d |\n", own,
-                                    mean ? "average" : "minimum",
+                    min_ok ? "yes" : "**no**", absl::StrFormat(" | %.3g | %.3g | ", med_b, med_c),
+                    med_ok ? "yes" : "**no**",
+                    absl::StrFormat(" | %.3g (%s) | %d / %d |\n", own, mean ? "average" : "minimum",
                                     std::min(bn->Repetitions(), bd->Repetitions()),
                                     std::min(cn->Repetitions(), cd->Repetitions())));
   }
@@ -319,8 +317,8 @@ std::string HarnessOverhead(const ResultsFile& f, const std::string& row) {
   }
   if (fastest == nullptr) return "";
   return absl::StrCat("**Harness overhead.** The clock reads that bracket every measurement cost ",
-                      FormatNanos(empty->Median()), " (median of `", row, "`): ",
-                      absl::StrFormat("%.3f%%", empty->Median() / fastest->Median() * 100),
+                      FormatNanos(empty->Median()), " (median of `", row,
+                      "`): ", absl::StrFormat("%.3f%%", empty->Median() / fastest->Median() * 100),
                       " of the fastest spawn row (`", fastest->name, "`, ",
                       FormatNanos(fastest->Median()), ").\n\n");
 }
@@ -344,12 +342,12 @@ std::string KeyRatioTable(const ResultsFile& f, const ReportSpec& spec) {
     const double p = num->samples_ns.size() >= 2 && den->samples_ns.size() >= 2
                          ? MannWhitneyU(num->samples_ns, den->samples_ns)
                          : std::nan("");
-    absl::StrAppend(&rows, "| ", k.what, " | `", den->name, "` | ",
-                    absl::StrFormat("%.3f (%+.1f%%)", ratio, (ratio - 1) * 100), " | ",
-                    FormatPValue(p), " | ",
-                    absl::StrFormat("%s %.2f", ratio <= k.bound ? "met: at most" : "**missed**: at most",
-                                    k.bound),
-                    " |\n");
+    absl::StrAppend(
+        &rows, "| ", k.what, " | `", den->name, "` | ",
+        absl::StrFormat("%.3f (%+.1f%%)", ratio, (ratio - 1) * 100), " | ", FormatPValue(p), " | ",
+        absl::StrFormat("%s %.2f", ratio <= k.bound ? "met: at most" : "**missed**: at most",
+                        k.bound),
+        " |\n");
   }
   if (rows.empty()) return "";
   return absl::StrCat("### Key ratios\n\n",
@@ -365,8 +363,7 @@ std::string Figure(double x) {
   if (std::isnan(x)) return "n/a";
   if (x == std::floor(x) && std::fabs(x) < 1000) return absl::StrFormat("%.0f", x);
   // Rounded first, so that 99.95 is "100", not "100.0".
-  const double unit =
-      std::pow(10.0, static_cast<int>(std::floor(std::log10(std::fabs(x)))) - 2);
+  const double unit = std::pow(10.0, static_cast<int>(std::floor(std::log10(std::fabs(x)))) - 2);
   const double r = std::round(x / unit) * unit;
   const int e = static_cast<int>(std::floor(std::log10(std::fabs(r))));
   return e >= 2 ? absl::StrFormat("%.0f", r) : absl::StrFormat("%.*f", 2 - e, r);
@@ -397,7 +394,8 @@ std::string CounterTables(const ResultsFile& f, const ReportSpec& spec) {
       absl::StrAppend(&rows, "\n");
     }
     if (rows.empty()) continue;
-    absl::StrAppend(&out, "### ", t.title, "\n\nMedian over the repetitions (range where they differ).\n\n| row |");
+    absl::StrAppend(&out, "### ", t.title,
+                    "\n\nMedian over the repetitions (range where they differ).\n\n| row |");
     std::string rule = "|---|";
     for (const std::string& name : t.names) {
       absl::StrAppend(&out, " `", name, "` |");
@@ -411,8 +409,7 @@ std::string CounterTables(const ResultsFile& f, const ReportSpec& spec) {
 // ---- Per-experiment report ------------------------------------------------
 
 std::string RowsTable(const ResultsFile& f) {
-  std::string out =
-      "| row | median | min | stddev | cv | n |\n|---|---:|---:|---:|---:|---:|\n";
+  std::string out = "| row | median | min | stddev | cv | n |\n|---|---:|---:|---:|---:|---:|\n";
   for (const Series& s : f.series) {
     if (!s.measured()) continue;
     const double med = s.Median(), sd = s.Stddev(), mean = s.Mean();
@@ -435,8 +432,9 @@ std::string RowsTable(const ResultsFile& f) {
 }
 
 std::string Environment(const ResultsFile& f) {
-  std::string out = "<details><summary>Environment (the results' context block)</summary>\n\n"
-                    "| key | value |\n|---|---|\n";
+  std::string out =
+      "<details><summary>Environment (the results' context block)</summary>\n\n"
+      "| key | value |\n|---|---|\n";
   for (const auto& [key, value] : f.context) {
     if (key == "caches" || key == "load_avg" || key == "executable") continue;
     absl::StrAppend(&out, "| `", key, "` | ", Cell(value), " |\n");
@@ -454,7 +452,8 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& files) {
   std::string out = absl::StrCat(
       "## Across kernels and hosts\n\nMedians; each column is one results file. *change*: ",
       "against the first column (", Cell(base.kernel()), " on ", Cell(base.host()),
-      Quick(base) ? ", quick" : "", "), with the U test's p-value over the repetitions.\n\n| row |");
+      Quick(base) ? ", quick" : "",
+      "), with the U test's p-value over the repetitions.\n\n| row |");
   std::string rule = "|---|";
   for (size_t i = 0; i < files.size(); ++i) {
     const ResultsFile* f = files[i];
@@ -481,7 +480,9 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& files) {
     for (size_t i = 0; i < files.size(); ++i) {
       const Series* s = files[i]->Find(name);
       absl::StrAppend(&out, " ",
-                      s == nullptr ? "—" : s->measured() ? FormatNanos(s->Median()) : "skipped",
+                      s == nullptr    ? "—"
+                      : s->measured() ? FormatNanos(s->Median())
+                                      : "skipped",
                       " |");
       if (i == 0) continue;
       if (s == nullptr || first == nullptr || !s->measured() || !first->measured()) {
@@ -491,9 +492,10 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& files) {
       const double change = s->Median() / first->Median() - 1;
       const bool testable = s->samples_ns.size() >= 2 && first->samples_ns.size() >= 2;
       const double p = testable ? MannWhitneyU(first->samples_ns, s->samples_ns) : std::nan("");
-      absl::StrAppend(&out, absl::StrFormat(" %+.1f%%", change * 100), " (",
-                      std::isnan(p) ? "n/a" : absl::StrCat("p ", p < 0.001 ? "" : "= ", FormatPValue(p)),
-                      ") |");
+      absl::StrAppend(
+          &out, absl::StrFormat(" %+.1f%%", change * 100), " (",
+          std::isnan(p) ? "n/a" : absl::StrCat("p ", p < 0.001 ? "" : "= ", FormatPValue(p)),
+          ") |");
     }
     absl::StrAppend(&out, "\n");
   }
@@ -513,9 +515,10 @@ std::string ExperimentReport(const std::string& experiment, const ReportSpec& sp
   absl::StrAppend(&out, "Times are per operation. *median*, *min*, *stddev* and *cv* are over the ",
                   "*n* repetitions of each row; compare rows within one run.\n\n");
   for (const ResultsFile* f : files) {
-    absl::StrAppend(&out, "## ", Cell(f->kernel()), " on ", Cell(f->host()), Quick(*f) ? " (quick run)" : "",
-                    "\n\n", "From `", f->path, "`, git ", ShortRevision(*f),
-                    ", ", Ctx(*f, "cpu.model"), ", ", Ctx(*f, "virtualization"), ".\n\n");
+    absl::StrAppend(&out, "## ", Cell(f->kernel()), " on ", Cell(f->host()),
+                    Quick(*f) ? " (quick run)" : "", "\n\n", "From `", f->path, "`, git ",
+                    ShortRevision(*f), ", ", Ctx(*f, "cpu.model"), ", ", Ctx(*f, "virtualization"),
+                    ".\n\n");
     if (Quick(*f)) {
       absl::StrAppend(&out, "This is a `--quick` smoke run: too few repetitions to conclude ",
                       "anything.\n\n");
@@ -534,12 +537,13 @@ std::string ExperimentReport(const std::string& experiment, const ReportSpec& sp
 
 std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet& set,
                   const std::map<std::string, int>& verdict_counts) {
-  std::string out = absl::StrCat(
-      kGeneratedMarker, "\n\n# spawnlab reports\n\n",
-      "Generated from the results files under `results/`. The claims ledger is in ",
-      "[claims.md](claims.md).\n\n## Machines and kernels\n\n",
-      "| kernel | host | CPU | CPUs | virtualization | THP | ASLR | glibc | compiler | revisions |\n",
-      "|---|---|---|---:|---|---|---|---|---|---|\n");
+  std::string out =
+      absl::StrCat(kGeneratedMarker, "\n\n# spawnlab reports\n\n",
+                   "Generated from the results files under `results/`. The claims ledger is in ",
+                   "[claims.md](claims.md).\n\n## Machines and kernels\n\n",
+                   "| kernel | host | CPU | CPUs | virtualization | THP | ASLR | glibc | compiler "
+                   "| revisions |\n",
+                   "|---|---|---|---:|---|---|---|---|---|---|\n");
   // One row per kernel and host, with every git revision its results came from.
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::set<std::string>>>
       machines;
@@ -549,9 +553,8 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
     if (m.first.empty()) {
       m.first = absl::StrCat(
           "| ", Cell(f->kernel()), " | ", Cell(f->host()), " | ", Ctx(*f, "cpu.model"), " | ",
-          Ctx(*f, "cpu.online"), " | ", Ctx(*f, "virtualization"), " | ",
-          Ctx(*f, "thp.enabled"), " | ", Ctx(*f, "aslr"), " | ", Ctx(*f, "glibc"), " | ",
-          Ctx(*f, "compiler"), " | ");
+          Ctx(*f, "cpu.online"), " | ", Ctx(*f, "virtualization"), " | ", Ctx(*f, "thp.enabled"),
+          " | ", Ctx(*f, "aslr"), " | ", Ctx(*f, "glibc"), " | ", Ctx(*f, "compiler"), " | ");
     }
     m.second.insert(ShortRevision(*f));
   }
@@ -559,7 +562,8 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
     absl::StrAppend(&out, m.first, absl::StrJoin(m.second, ", "), " |\n");
   }
   absl::StrAppend(&out, "\n## Experiments\n\n",
-                  "| experiment | kernel | host | run | started | ended | noisy | rows | measured | skipped | failed | report |\n",
+                  "| experiment | kernel | host | run | started | ended | noisy | rows | measured "
+                  "| skipped | failed | report |\n",
                   "|---|---|---|---|---|---|---|---:|---:|---:|---:|---|\n");
   std::string skipped;
   for (const ResultsFile* f : files) {
@@ -568,16 +572,16 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
       if (s.measured()) ++measured;
       if (!s.skipped.empty()) {
         ++skip;
-        absl::StrAppend(&skipped, "| ", Cell(f->experiment()), " | ", Cell(f->kernel()), " | `", s.name,
-                        "` | ", Cell(s.skipped), " |\n");
+        absl::StrAppend(&skipped, "| ", Cell(f->experiment()), " | ", Cell(f->kernel()), " | `",
+                        s.name, "` | ", Cell(s.skipped), " |\n");
       }
       if (!s.error.empty()) ++failed;
     }
-    absl::StrAppend(&out, "| ", Cell(f->experiment()), " | ", Cell(f->kernel()), " | ", Cell(f->host()), " | ",
-                    Quick(*f) ? "quick" : "full", " | ", Ctx(*f, "run.start"), " | ",
-                    Ctx(*f, "run.end"), " | ", Cell(NoisyMark(*f)), " | ", f->series.size(), " | ", measured,
-                    " | ", skip, " | ", failed, " | [", Cell(f->experiment()), ".md](", Cell(f->experiment()),
-                    ".md) |\n");
+    absl::StrAppend(&out, "| ", Cell(f->experiment()), " | ", Cell(f->kernel()), " | ",
+                    Cell(f->host()), " | ", Quick(*f) ? "quick" : "full", " | ",
+                    Ctx(*f, "run.start"), " | ", Ctx(*f, "run.end"), " | ", Cell(NoisyMark(*f)),
+                    " | ", f->series.size(), " | ", measured, " | ", skip, " | ", failed, " | [",
+                    Cell(f->experiment()), ".md](", Cell(f->experiment()), ".md) |\n");
   }
   absl::StrAppend(&out, "\n## Skipped rows\n\n");
   if (skipped.empty()) {
@@ -620,9 +624,9 @@ std::string Ledger(const std::vector<Claim>& claims, const std::vector<ResultsFi
         absl::StrAppend(&reading, who, "**", v.word, "** | ", Cell(v.reason), " |\n");
         continue;
       }
-      absl::StrAppend(&measured, who, v.rows.empty() ? "—" : Cell(v.rows), " | ",
-                      Cell(v.measured), v.kernel.empty() ? "" : absl::StrCat(" — ", v.kernel),
-                      " | **", v.word, "** | ", Cell(v.reason), " |\n");
+      absl::StrAppend(&measured, who, v.rows.empty() ? "—" : Cell(v.rows), " | ", Cell(v.measured),
+                      v.kernel.empty() ? "" : absl::StrCat(" — ", v.kernel), " | **", v.word,
+                      "** | ", Cell(v.reason), " |\n");
     }
   }
   std::string out = absl::StrCat(
@@ -671,7 +675,8 @@ std::map<std::string, std::string> BuildReports(const ResultsSet& results,
     std::string name = f->experiment();
     bool safe = !name.empty() && name.size() <= 64;
     for (char ch : name) {
-      safe = safe && ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-');
+      safe =
+          safe && ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-');
     }
     by_experiment[safe && name != "README" && name != "claims" ? name : "unnamed"].push_back(f);
   }

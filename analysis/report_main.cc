@@ -88,6 +88,12 @@ int main(int argc, char** argv) {
   }
   absl::StatusOr<std::map<std::string, analysis::ReportSpec>> specs =
       analysis::LoadReportSpecs(experiments_dir);
+  if (absl::IsNotFound(specs.status()) && absl::GetFlag(FLAGS_experiments).empty()) {
+    // No experiments beside the results (a results folder copied on its own):
+    // the reports show every row, without the specs' charts and tables.
+    std::cerr << "note: " << specs.status().message() << ": reports without charts\n";
+    specs = std::map<std::string, analysis::ReportSpec>();
+  }
   if (!specs.ok()) {
     std::cerr << "error: " << specs.status().message() << " (give --experiments=DIR)\n";
     return 2;

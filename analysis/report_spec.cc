@@ -29,8 +29,8 @@ class Reader {
     std::set<std::string> ok(allowed.begin(), allowed.end());
     for (const auto& [key, value] : j_.items()) {
       if (!ok.count(key)) {
-        return Error(absl::StrCat("unknown key '", key, "' (known: ", absl::StrJoin(ok, ", "),
-                                  ")"));
+        return Error(
+            absl::StrCat("unknown key '", key, "' (known: ", absl::StrJoin(ok, ", "), ")"));
       }
     }
     return absl::OkStatus();
@@ -89,16 +89,16 @@ absl::StatusOr<const Json*> Array(const Json& spec, const char* key, const std::
   return &spec[key];
 }
 
-#define SPEC_ASSIGN(lhs, expr)            \
-  do {                                    \
-    auto spec_value_ = (expr);            \
+#define SPEC_ASSIGN(lhs, expr)                          \
+  do {                                                  \
+    auto spec_value_ = (expr);                          \
     if (!spec_value_.ok()) return spec_value_.status(); \
-    lhs = *std::move(spec_value_);        \
+    lhs = *std::move(spec_value_);                      \
   } while (0)
 
-#define SPEC_RETURN_IF_ERROR(expr)        \
-  do {                                    \
-    absl::Status spec_status_ = (expr);   \
+#define SPEC_RETURN_IF_ERROR(expr)               \
+  do {                                           \
+    absl::Status spec_status_ = (expr);          \
     if (!spec_status_.ok()) return spec_status_; \
   } while (0)
 

@@ -81,9 +81,9 @@ struct CrossCheckPair {
 };
 
 struct CrossCheckSpec {
-  std::string experiment;  // the results' experiment name, e.g. "crosscheck"
-  std::string command;     // how to produce them, for the report's hint
-  std::string description; // what the cross-check runs, one paragraph
+  std::string experiment;   // the results' experiment name, e.g. "crosscheck"
+  std::string command;      // how to produce them, for the report's hint
+  std::string description;  // what the cross-check runs, one paragraph
   double tolerance = 0.10;
   std::vector<CrossCheckPair> pairs;
 };

@@ -89,8 +89,9 @@ int main(int argc, char** argv) {
   }
   const std::vector<std::string> problems = analysis::CheckSpecRows(*spec, *rows, cross);
   for (const std::string& p : problems) std::cerr << spec_path << ": " << p << "\n";
-  std::cerr << spec_path << ": " << (problems.empty() ? "every row it names exists" : "rows missing")
-            << " (" << rows->size() << " bench rows" ;
+  std::cerr << spec_path << ": "
+            << (problems.empty() ? "every row it names exists" : "rows missing") << " ("
+            << rows->size() << " bench rows";
   if (spec->has_cross_check) std::cerr << ", " << cross.size() << " cross-check rows";
   std::cerr << ")\n";
   return problems.empty() ? 0 : 1;

@@ -48,9 +48,10 @@ int RunReport(const std::string& results, const std::string& reports,
               std::vector<std::string> env = {}, const std::string& specs = Specs()) {
   const std::string bin = Runfile("analysis/report");
   env.push_back("PATH=/usr/bin:/bin");
-  spawnlab::ExecSpec spec(bin, {bin, "--results=" + results, "--reports=" + reports,
-                                "--claims=" + Runfile("analysis/claims.json"),
-                                "--experiments=" + specs}, env);
+  spawnlab::ExecSpec spec(bin,
+                          {bin, "--results=" + results, "--reports=" + reports,
+                           "--claims=" + Runfile("analysis/claims.json"), "--experiments=" + specs},
+                          env);
   absl::StatusOr<spawnlab::Child> child = spawnlab::Spawn(spawnlab::SpawnMethod::kPosixSpawn, spec);
   if (!child.ok()) return -1;
   absl::StatusOr<spawnlab::ExitStatus> s = child->WaitFor(absl::Seconds(60));
@@ -132,8 +133,8 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
 // fails here rather than moving with the test.
 TEST(Report, CrossCheckAgreesWithinTenPercent) {
   absl::StatusOr<std::map<std::string, ReportSpec>> specs =
-      LoadReportSpecs(Runfile("experiments/clone3/report.json").substr(
-          0, Runfile("experiments/clone3/report.json").rfind("/clone3/")));
+      LoadReportSpecs(Runfile("experiments/clone3/report.json")
+                          .substr(0, Runfile("experiments/clone3/report.json").rfind("/clone3/")));
   ASSERT_TRUE(specs.ok()) << specs.status();
   ASSERT_TRUE(specs->count("clone3"));
   const double t = specs->at("clone3").cross_check.tolerance;
@@ -149,7 +150,8 @@ TEST(Report, CrossCheckAgreesWithinTenPercent) {
 // they differ, a whole count below 1000 as it is, other values (whole ones
 // too) to three figures.
 TEST(Report, CounterTablesShowMedianAndRange) {
-  const std::string json = R"({"context": {"spawnlab.experiment": "x"}, "benchmarks": [)"
+  const std::string json =
+      R"({"context": {"spawnlab.experiment": "x"}, "benchmarks": [)"
       R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration", "repetitions": 3,)"
       R"( "repetition_index": 0, "real_time": 10, "time_unit": "ns", "maps": 310, "rate": 54321},)"
       R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration", "repetitions": 3,)"
@@ -183,15 +185,17 @@ TEST(Report, SpecsAreOptionalButMustParse) {
   std::filesystem::create_directories(bad + "/foo");
   std::ofstream(bad + "/foo/report.json") << R"({"chart": []})";
   EXPECT_EQ(RunReport(Good(), Tmp("reports-bad-specs"), {}, bad), 2);
+  // A folder named on the command line must exist.
+  EXPECT_EQ(RunReport(Good(), Tmp("reports-missing-specs"), {}, Tmp("nowhere")), 2);
 }
 
 TEST(Report, BadFilesAreNamedAndTheRestStillReported) {
   const std::string results = Tmp("mixed");
-  ASSERT_EQ(system(absl::StrCat("mkdir -p ", results, "/k && cp ", Good(),
-                                "/6.1.0-test/clone3.json ", results, "/k/ && echo '{\"bench' > ",
-                                results, "/k/broken.json")
-                       .c_str()),
-            0);
+  ASSERT_EQ(
+      system(absl::StrCat("mkdir -p ", results, "/k && cp ", Good(), "/6.1.0-test/clone3.json ",
+                          results, "/k/ && echo '{\"bench' > ", results, "/k/broken.json")
+                 .c_str()),
+      0);
   const std::string out = Tmp("reports2");
   EXPECT_EQ(RunReport(results, out), 1);
   EXPECT_THAT(Read(out + "/README.md"), HasSubstr("broken.json"));
@@ -244,9 +248,7 @@ TEST(Report, RemovesStaleGeneratedFilesOnly) {
   EXPECT_EQ(stat((out + "/notes.md").c_str(), &st), 0);
 }
 
-TEST(Report, BadArgumentsAreErrors) {
-  EXPECT_EQ(RunReport("/nonexistent", Tmp("reports4")), 2);
-}
+TEST(Report, BadArgumentsAreErrors) { EXPECT_EQ(RunReport("/nonexistent", Tmp("reports4")), 2); }
 
 TEST(Report, RelativeFoldersAreTakenFromWhereBazelRunStarted) {
   // --results and --reports as a user types them in a subfolder: relative to

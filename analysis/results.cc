@@ -3,7 +3,6 @@
 
 #include "analysis/results.h"
 
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -13,8 +12,8 @@
 #include <sstream>
 
 #include "absl/strings/match.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "analysis/stats.h"
 #include "lib/bench_results.h"  // kSkippedPrefix
 #include "lib/benchmark_json.h"
@@ -163,8 +162,8 @@ absl::StatusOr<ResultsFile> ParseResultsUnguarded(absl::string_view text, absl::
       s.parsed = *parsed;
       s.order = static_cast<double>(out.series.size());
       if (row.contains("family_index") && row["family_index"].is_number()) {
-        const bool has_instance =
-            row.contains("per_family_instance_index") && row["per_family_instance_index"].is_number();
+        const bool has_instance = row.contains("per_family_instance_index") &&
+                                  row["per_family_instance_index"].is_number();
         s.order = row["family_index"].get<double>() * 1e6 +
                   (has_instance ? row["per_family_instance_index"].get<double>() : 0.0);
       }
@@ -200,9 +199,11 @@ absl::StatusOr<ResultsFile> ParseResultsUnguarded(absl::string_view text, absl::
     }
     series.samples_ns.push_back(ns);
     // Every other number in an iteration row is a user counter.
-    static const std::set<std::string>* const kFields = new std::set<std::string>{
-        "family_index", "per_family_instance_index", "repetitions", "repetition_index",
-        "threads", "iterations", "real_time", "cpu_time"};
+    static const std::set<std::string>* const kFields =
+        new std::set<std::string>{"family_index", "per_family_instance_index",
+                                  "repetitions",  "repetition_index",
+                                  "threads",      "iterations",
+                                  "real_time",    "cpu_time"};
     for (auto& [key, value] : row.items()) {
       if (value.is_number() && kFields->count(key) == 0) {
         const double v = value.get<double>();
@@ -226,7 +227,6 @@ absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_vi
     return Bad(path, absl::StrCat("malformed: ", e.what()));
   }
 }
-
 
 absl::StatusOr<ResultsFile> LoadResultsFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -36,9 +36,9 @@ struct Series {
   std::map<std::string, double> aggregate_ns;  // "median", "min", "mean", "stddev"
   // Google Benchmark's user counters (state.counters), one value per repetition.
   std::map<std::string, std::vector<double>> counters;
-  std::string skipped;                         // the reason, if skipped
-  double order = 0;                            // family_index, then instance
-  std::string error;                           // the message, if it failed
+  std::string skipped;  // the reason, if skipped
+  double order = 0;     // family_index, then instance
+  std::string error;    // the message, if it failed
 
   bool measured() const { return skipped.empty() && error.empty(); }
   // From the repetitions where there are any, else from the aggregates; NaN

@@ -29,9 +29,7 @@ int Feed(const std::string& s) {
   return LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(s.data()), s.size());
 }
 
-absl::Status Parse(const std::string& s) {
-  return analysis::ParseResults(s, "fuzz.json").status();
-}
+absl::Status Parse(const std::string& s) { return analysis::ParseResults(s, "fuzz.json").status(); }
 
 TEST(ResultsFuzz, FixturesTruncationsAndFlipsDoNotCrash) {
   absl::StatusOr<std::string> crosscheck =
@@ -63,8 +61,12 @@ TEST(ResultsFuzz, FixturesTruncationsAndFlipsDoNotCrash) {
 TEST(ResultsFuzz, TypeConfusionAndDeepNestingAreErrorsNotCrashes) {
   const std::string row = R"("name":"a/b:c","run_type":"iteration","real_time":1,"time_unit":"ns")";
   for (const std::string& odd : {
-           std::string(""), std::string("null"), std::string("[]"), std::string("{}"),
-           std::string(R"({"benchmarks":null})"), std::string(R"({"benchmarks":[[]]})"),
+           std::string(""),
+           std::string("null"),
+           std::string("[]"),
+           std::string("{}"),
+           std::string(R"({"benchmarks":null})"),
+           std::string(R"({"benchmarks":[[]]})"),
            std::string(R"({"benchmarks":[{"name":"a","error_occurred":"yes"}]})"),
            std::string(R"({"benchmarks":[{"name":7}]})"),
            std::string(R"({"context":[],"benchmarks":[]})"),

@@ -10,9 +10,9 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "absl/strings/str_cat.h"
 #include "lib/runfiles.h"
 
 namespace analysis {
@@ -106,7 +106,7 @@ TEST(Results, AFolderReportsTheGoodFilesAndOneErrorPerBadOne) {
   std::string good = Testdata("good/6.1.0-test/clone3.json");
   std::string root = good.substr(0, good.rfind("/good/"));
   ResultsSet set = LoadResultsDir(root);
-  EXPECT_EQ(set.files.size(), 4u);   // two clone3 kernels, crosscheck, command
+  EXPECT_EQ(set.files.size(), 4u);    // two clone3 kernels, crosscheck, command
   EXPECT_EQ(set.errors.size(), 10u);  // every file under bad/
   for (size_t i = 1; i < set.files.size(); ++i) {
     EXPECT_LT(set.files[i - 1].path, set.files[i].path);  // sorted
@@ -121,7 +121,7 @@ TEST(Results, AFolderWalkReadsFullRunsOnlyAndNeverBlocks) {
   for (const char* other : {"clone3.quick.json", "clone3.filtered.json", "clone3.json.tmp-123"}) {
     std::filesystem::copy_file(Testdata("good/6.1.0-test/clone3.json"), host + "/" + other);
   }
-  ASSERT_EQ(mkfifo((host + "/fifo.json").c_str(), 0600), 0);  // reading it would block
+  ASSERT_EQ(mkfifo((host + "/fifo.json").c_str(), 0600), 0);       // reading it would block
   std::filesystem::create_directory_symlink(dir, host + "/loop");  // a walk that follows loops
   ResultsSet set = LoadResultsDir(dir);
   ASSERT_EQ(set.files.size(), 1u);

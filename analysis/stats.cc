@@ -149,8 +149,8 @@ Interval ShiftInterval(const std::vector<double>& a, const std::vector<double>& 
     while (k + 1 < static_cast<long>(mn) && cdf[static_cast<size_t>(k + 1)] <= tail) ++k;
   } else {
     const double m = static_cast<double>(a.size()), n = static_cast<double>(b.size());
-    k = static_cast<long>(std::floor(m * n / 2 - 0.5 + NormalQuantile(tail) *
-                                                           std::sqrt(m * n * (m + n + 1) / 12)));
+    k = static_cast<long>(
+        std::floor(m * n / 2 - 0.5 + NormalQuantile(tail) * std::sqrt(m * n * (m + n + 1) / 12)));
   }
   if (k >= 0 && 2 * static_cast<size_t>(k) < mn) {
     out.low = d[static_cast<size_t>(k)];

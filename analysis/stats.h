@@ -28,7 +28,7 @@ namespace analysis {
 double Median(std::vector<double> v);
 double Min(const std::vector<double>& v);
 double Mean(const std::vector<double>& v);
-double Stddev(const std::vector<double>& v);  // sample standard deviation
+double Stddev(const std::vector<double>& v);         // sample standard deviation
 double GeometricMean(const std::vector<double>& v);  // of positive values
 
 // Two-sided p-value that `a` and `b` come from the same distribution; NaN if

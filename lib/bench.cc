@@ -206,7 +206,7 @@ void PrintSummary(const nlohmann::json& doc, const BenchDefaults& defaults, std:
     }
     auto value = [&b] {
       return b.contains("real_time") && b["real_time"].is_number() ? b["real_time"].get<double>()
-                                                                  : NAN;
+                                                                   : NAN;
     };
     r.unit = b.value("time_unit", "");
     const std::string agg = b.value("aggregate_name", "");
@@ -231,8 +231,8 @@ void PrintSummary(const nlohmann::json& doc, const BenchDefaults& defaults, std:
       out << absl::StrFormat("%-*s %s\n", width, r.name, r.skipped);
     } else {
       out << absl::StrFormat("%-*s %12s %12s %6.1f%% %4d\n", width, r.name,
-                             FormatTime(r.median, r.unit), FormatTime(r.min, r.unit),
-                             100 * r.cv, r.n);
+                             FormatTime(r.median, r.unit), FormatTime(r.min, r.unit), 100 * r.cv,
+                             r.n);
     }
   }
   if (!defaults.ratio_dimension.empty()) {
@@ -303,7 +303,8 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   const std::optional<std::string> user_color = FlagValue(argc, argv, "benchmark_color");
   const std::optional<std::string> user_tabular =
       FlagValue(argc, argv, "benchmark_counters_tabular");
-  const bool list_tests = FlagValue(argc, argv, "benchmark_list_tests").value_or("false") != "false";
+  const bool list_tests =
+      FlagValue(argc, argv, "benchmark_list_tests").value_or("false") != "false";
   const std::optional<std::string> user_repetitions =
       FlagValue(argc, argv, "benchmark_repetitions");
   const bool user_chose_repetitions = user_repetitions.has_value();
@@ -325,8 +326,7 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   usage.contains_helpshort_flags = usage.contains_help_flags;
   absl::SetFlagsUsageConfig(usage);
 
-  if (user_format && *user_format != "console" && *user_format != "json" &&
-      *user_format != "csv") {
+  if (user_format && *user_format != "console" && *user_format != "json" && *user_format != "csv") {
     std::cerr << "error: --benchmark_format=" << *user_format
               << ": expected console, json or csv\n";
     return 2;
@@ -391,7 +391,9 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   if (out.empty()) {
     const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
     out = DefaultResultsPath(workspace != nullptr ? workspace : "", experiment,
-                             options.quick ? ".quick" : user_filter ? ".filtered" : "");
+                             options.quick ? ".quick"
+                             : user_filter ? ".filtered"
+                                           : "");
   }
   const bool we_write = !user_out.has_value() && !list_tests;
   const std::string tmp = absl::StrCat(out, ".tmp-", getpid());
@@ -409,8 +411,8 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
     defaults.push_back("--benchmark_repetitions=1");
     defaults.push_back("--benchmark_enable_random_interleaving=false");
   } else if (!user_chose_repetitions) {
-    defaults.push_back(absl::StrCat("--benchmark_repetitions=",
-                                    options.quick ? 2 : bench_defaults.repetitions));
+    defaults.push_back(
+        absl::StrCat("--benchmark_repetitions=", options.quick ? 2 : bench_defaults.repetitions));
     repetitions_per_row = options.quick ? 2 : bench_defaults.repetitions;
   } else {
     int r;
@@ -423,10 +425,11 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
                                                                  ? bench_defaults.quick_min_time
                                                                  : bench_defaults.min_time));
   }
-  const bool interleaved = in_rounds ? false : user_chose_interleaving
-                               ? FlagValue(argc, argv, "benchmark_enable_random_interleaving") !=
-                                     "false"
-                               : bench_defaults.random_interleaving;
+  const bool interleaved =
+      in_rounds ? false
+      : user_chose_interleaving
+          ? FlagValue(argc, argv, "benchmark_enable_random_interleaving") != "false"
+          : bench_defaults.random_interleaving;
   if (!in_rounds && !user_chose_interleaving && bench_defaults.random_interleaving) {
     defaults.push_back("--benchmark_enable_random_interleaving=true");
   }
@@ -460,9 +463,9 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   } else if (lock_mode != "none") {
     std::string path = absl::GetFlag(FLAGS_lock_file);
     if (path.empty()) path = DefaultBenchLockPath();
-    absl::StatusOr<BenchLock> got = BenchLock::Acquire(
-        path, absl::StrCat(experiment, " bench"),
-        lock_mode == "fail" ? BenchLock::kFail : BenchLock::kWait, &std::cerr);
+    absl::StatusOr<BenchLock> got =
+        BenchLock::Acquire(path, absl::StrCat(experiment, " bench"),
+                           lock_mode == "fail" ? BenchLock::kFail : BenchLock::kWait, &std::cerr);
     if (!got.ok()) {
       std::cerr << "error: " << got.status().message() << "\n";
       return 3;
@@ -566,8 +569,8 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   if (list_tests) return 0;
   if (matched == 0) {
     if (we_write) unlink(tmp.c_str());
-    std::cerr << "error: no row ran: --benchmark_filter="
-              << (user_filter ? *user_filter : "") << " matched no row or is not a valid "
+    std::cerr << "error: no row ran: --benchmark_filter=" << (user_filter ? *user_filter : "")
+              << " matched no row or is not a valid "
               << "regular expression (see the message above). Nothing was written"
               << (we_write ? absl::StrCat("; ", out, " is as it was") : "") << ".\n";
     return 2;
@@ -634,10 +637,10 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   g_tmp_path[0] = '\0';
 
   if (!own_display) PrintSummary(doc, bench_defaults, say);
-  say << "\nrun: " << context["run.seconds"].get<std::string>() << " s, noisy: "
-      << context["run.noisy"].get<std::string>() << "\nresults: " << out << " (" << run_kind
-      << " run: " << counts.measured << " rows measured, " << counts.skipped << " skipped, "
-      << counts.failed << " failed)" << std::endl;
+  say << "\nrun: " << context["run.seconds"].get<std::string>()
+      << " s, noisy: " << context["run.noisy"].get<std::string>() << "\nresults: " << out << " ("
+      << run_kind << " run: " << counts.measured << " rows measured, " << counts.skipped
+      << " skipped, " << counts.failed << " failed)" << std::endl;
   if (counts.failed > 0) {
     std::cerr << "error: " << counts.failed << " row(s) failed; see error_message in the JSON\n";
     return 1;

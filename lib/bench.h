@@ -47,8 +47,8 @@
 #ifndef SPAWNLAB_LIB_BENCH_H_
 #define SPAWNLAB_LIB_BENCH_H_
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <random>
 #include <string>
@@ -58,11 +58,10 @@
 #include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
 #include "lib/bench_results.h"  // kSkippedPrefix
-#include "lib/clock.h"  // MonotonicNanos
-#include "lib/runfiles.h"  // RunfileOrExit, for registration functions
+#include "lib/clock.h"          // MonotonicNanos
+#include "lib/runfiles.h"       // RunfileOrExit, for registration functions
 
 namespace spawnlab {
-
 
 struct BenchOptions {
   bool quick = false;
@@ -104,7 +103,6 @@ benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
 void SkipRow(benchmark::State& state, const absl::Status& why);
 // Marks the row failed.
 void FailRow(benchmark::State& state, const absl::Status& error);
-
 
 // results/<kernel-release>/<host>/<experiment><suffix>.json under `root`
 // (suffix "" for a full run, ".quick" or ".filtered").

@@ -40,9 +40,9 @@ absl::StatusOr<BenchLock> BenchLock::Acquire(const std::string& path, absl::stri
     if (errno != EWOULDBLOCK) return absl::ErrnoToStatus(errno, absl::StrCat("flock ", path));
     holder = ReadHolder(fd.get());
     if (mode == kFail) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "another bench is measuring on this machine (", holder, "; lock ", path,
-          "). Wait for it, or use --lock=wait"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("another bench is measuring on this machine (", holder, "; lock ", path,
+                       "). Wait for it, or use --lock=wait"));
     }
     if (log != nullptr && absl::Now() - last_said >= absl::Seconds(30)) {
       *log << "waiting for the bench lock: " << holder << " (" << path << ")" << std::endl;
@@ -51,10 +51,9 @@ absl::StatusOr<BenchLock> BenchLock::Acquire(const std::string& path, absl::stri
     absl::SleepFor(absl::Milliseconds(100));
   }
   const absl::Duration waited = holder.empty() ? absl::ZeroDuration() : absl::Now() - start;
-  std::string line = absl::StrCat("pid ", getpid(), ": ", what, ", since ",
-                                  absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(),
-                                                   absl::UTCTimeZone()),
-                                  "\n");
+  std::string line =
+      absl::StrCat("pid ", getpid(), ": ", what, ", since ",
+                   absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone()), "\n");
   if (ftruncate(fd.get(), 0) != 0 ||
       pwrite(fd.get(), line.data(), line.size(), 0) != static_cast<ssize_t>(line.size())) {
     return absl::ErrnoToStatus(errno, absl::StrCat("write lock file ", path));

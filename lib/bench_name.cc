@@ -21,14 +21,14 @@ absl::StatusOr<BenchName> ParseBenchName(absl::string_view name) {
   static const RE2* const kFamily = new RE2("[a-z][a-z0-9_.-]*");
   static const RE2* const kDim = new RE2("([a-z][a-z0-9_-]*):([A-Za-z0-9_.+-]+)");
   // Segments Google Benchmark appends to a name.
-  static const std::set<std::string>* const kLibrarySegments = new std::set<std::string>{
-      "min_time", "min_warmup_time", "repeats", "iterations", "threads", "real_time",
-      "manual_time", "process_time"};
+  static const std::set<std::string>* const kLibrarySegments =
+      new std::set<std::string>{"min_time", "min_warmup_time", "repeats",     "iterations",
+                                "threads",  "real_time",       "manual_time", "process_time"};
   std::vector<absl::string_view> parts = absl::StrSplit(name, '/');
   BenchName out;
   if (!RE2::FullMatch(Piece(parts[0]), *kFamily)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("benchmark name '", name, "': family '", parts[0], "' is not [a-z][a-z0-9_.-]*"));
+    return absl::InvalidArgumentError(absl::StrCat("benchmark name '", name, "': family '",
+                                                   parts[0], "' is not [a-z][a-z0-9_.-]*"));
   }
   out.family = std::string(parts[0]);
   out.canonical = out.family;
@@ -36,8 +36,8 @@ absl::StatusOr<BenchName> ParseBenchName(absl::string_view name) {
     std::string dim, value;
     if (kLibrarySegments->count(std::string(parts[i])) > 0) continue;
     if (!RE2::FullMatch(Piece(parts[i]), *kDim, &dim, &value)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "benchmark name '", name, "': segment '", parts[i], "' is not dim:value"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("benchmark name '", name, "': segment '", parts[i], "' is not dim:value"));
     }
     if (kLibrarySegments->count(dim) > 0) continue;
     if (!out.dims.emplace(dim, value).second) {

@@ -31,8 +31,8 @@ TEST(BenchName, FamilyAlone) {
 }
 
 TEST(BenchName, RejectsMalformedNames) {
-  for (const char* bad : {"", "Spawn/x:y", "spawn/method", "spawn/method:", "spawn/a:b/a:c",
-                          "spawn//a:b"}) {
+  for (const char* bad :
+       {"", "Spawn/x:y", "spawn/method", "spawn/method:", "spawn/a:b/a:c", "spawn//a:b"}) {
     absl::StatusOr<BenchName> n = ParseBenchName(bad);
     EXPECT_EQ(n.status().code(), absl::StatusCode::kInvalidArgument) << bad;
   }

@@ -164,10 +164,22 @@ Moments Describe(const std::vector<double>& v) {
 }
 
 bool IsCounter(const std::string& key, const nlohmann::json& value) {
-  static const std::set<std::string> kNotCounters = {
-      "name", "family_index", "per_family_instance_index", "run_name", "run_type",
-      "repetitions", "repetition_index", "threads", "iterations", "real_time", "cpu_time",
-      "time_unit", "error_occurred", "error_message", "aggregate_name", "aggregate_unit"};
+  static const std::set<std::string> kNotCounters = {"name",
+                                                     "family_index",
+                                                     "per_family_instance_index",
+                                                     "run_name",
+                                                     "run_type",
+                                                     "repetitions",
+                                                     "repetition_index",
+                                                     "threads",
+                                                     "iterations",
+                                                     "real_time",
+                                                     "cpu_time",
+                                                     "time_unit",
+                                                     "error_occurred",
+                                                     "error_message",
+                                                     "aggregate_name",
+                                                     "aggregate_unit"};
   return value.is_number() && !kNotCounters.count(key);
 }
 
@@ -233,8 +245,11 @@ void MergeRounds(nlohmann::json& doc, const std::vector<std::string>& canonical_
     for (const char* agg : {"mean", "median", "stddev", "cv", "min"}) {
       auto pick = [agg](const Moments& m) {
         const std::string a = agg;
-        return a == "mean" ? m.mean : a == "median" ? m.median : a == "stddev" ? m.stddev
-                           : a == "cv" ? m.cv : m.min;
+        return a == "mean"     ? m.mean
+               : a == "median" ? m.median
+               : a == "stddev" ? m.stddev
+               : a == "cv"     ? m.cv
+                               : m.min;
       };
       nlohmann::json a = {
           {"name", first.value("run_name", name) + "_" + agg},

@@ -47,8 +47,8 @@ struct RatioBaseline {
 
 struct PairedRatio {
   std::string row, baseline;
-  int rounds = 0;          // repetitions present in both
-  double median = 0;       // median over rounds of row[k] / baseline[k]
+  int rounds = 0;            // repetitions present in both
+  double median = 0;         // median over rounds of row[k] / baseline[k]
   double low = 0, high = 0;  // a ~95% interval for that median (order statistics)
 };
 std::vector<PairedRatio> PairedRatios(const nlohmann::json& doc, const RatioBaseline& by);

@@ -11,8 +11,11 @@ namespace spawnlab {
 namespace {
 
 nlohmann::json Rep(const std::string& name, int k, double t) {
-  return {{"name", name + "/manual_time"}, {"run_name", name + "/manual_time"},
-          {"run_type", "iteration"}, {"repetition_index", k}, {"real_time", t},
+  return {{"name", name + "/manual_time"},
+          {"run_name", name + "/manual_time"},
+          {"run_type", "iteration"},
+          {"repetition_index", k},
+          {"real_time", t},
           {"time_unit", "us"}};
 }
 
@@ -21,9 +24,13 @@ nlohmann::json Doc(std::vector<nlohmann::json> rows) {
 }
 
 TEST(BenchResults, CountsRowsByOutcome) {
-  nlohmann::json skipped = {{"name", "x/op:s"}, {"run_name", "x/op:s"}, {"error_occurred", true},
+  nlohmann::json skipped = {{"name", "x/op:s"},
+                            {"run_name", "x/op:s"},
+                            {"error_occurred", true},
                             {"error_message", "skipped: no"}};
-  nlohmann::json failed = {{"name", "x/op:f"}, {"run_name", "x/op:f"}, {"error_occurred", true},
+  nlohmann::json failed = {{"name", "x/op:f"},
+                           {"run_name", "x/op:f"},
+                           {"error_occurred", true},
                            {"error_message", "INTERNAL: broke"}};
   RowCounts c = CountRows(Doc({Rep("x/op:a", 0, 1), Rep("x/op:a", 1, 1), skipped, failed}));
   EXPECT_EQ(c.measured, 1);
@@ -87,8 +94,11 @@ TEST(BenchResults, MergeRoundsMakesRepetitionsAndAggregatesInTheNaturalOrder) {
   b1["mappings"] = 10;
   nlohmann::json b2 = Rep("s/op:b", 0, 10);
   b2["mappings"] = 10;
-  nlohmann::json skipped = {{"name", "s/op:c"}, {"run_name", "s/op:c"}, {"run_type", "iteration"},
-                            {"error_occurred", true}, {"error_message", "skipped: no"}};
+  nlohmann::json skipped = {{"name", "s/op:c"},
+                            {"run_name", "s/op:c"},
+                            {"run_type", "iteration"},
+                            {"error_occurred", true},
+                            {"error_message", "skipped: no"}};
   nlohmann::json doc = Doc({b1, Rep("s/op:a", 0, 1), skipped, Rep("s/op:a", 0, 3), b2, skipped});
   MergeRounds(doc, {"s/op:a", "s/op:b", "s/op:c"});
   const nlohmann::json& rows = doc["benchmarks"];

@@ -193,8 +193,8 @@ TEST(Bench, AnInterruptedRunLeavesThePreviousFileAndNoTemporary) {
 
 TEST(Bench, ASecondBenchWaitsForTheLockOrRefusesByFlag) {
   const std::string out = absl::StrCat("--out=", TmpDir(), "/locked.json");
-  absl::StatusOr<BenchLock> held = BenchLock::Acquire(absl::StrCat(TmpDir(), "/bench.lock"),
-                                                      "bench_test", BenchLock::kFail);
+  absl::StatusOr<BenchLock> held =
+      BenchLock::Acquire(absl::StrCat(TmpDir(), "/bench.lock"), "bench_test", BenchLock::kFail);
   ASSERT_TRUE(held.ok()) << held.status();
   EXPECT_EQ(RunFixture({out, "--lock=fail"}), 3);
   // --lock=wait (the default): still waiting while the lock is held...
@@ -213,8 +213,8 @@ TEST(Bench, ASecondBenchWaitsForTheLockOrRefusesByFlag) {
 }
 
 TEST(Bench, LockNoneAndASuiteHoldingTheLockDoNotBlock) {
-  absl::StatusOr<BenchLock> held = BenchLock::Acquire(absl::StrCat(TmpDir(), "/bench.lock"),
-                                                      "bench_test", BenchLock::kFail);
+  absl::StatusOr<BenchLock> held =
+      BenchLock::Acquire(absl::StrCat(TmpDir(), "/bench.lock"), "bench_test", BenchLock::kFail);
   ASSERT_TRUE(held.ok()) << held.status();
   const std::string out = absl::StrCat(TmpDir(), "/unlocked.json");
   EXPECT_EQ(RunFixture({absl::StrCat("--out=", out), "--lock=none"}), 0);
@@ -228,8 +228,7 @@ TEST(Bench, LockNoneAndASuiteHoldingTheLockDoNotBlock) {
 TEST(Bench, RelativeOutIsTakenFromWhereBazelRunStarted) {
   const std::string cwd = absl::StrCat(TmpDir(), "/cwd");
   std::filesystem::create_directories(cwd);
-  ASSERT_EQ(RunFixture({"--out=rel/x.json"}, {absl::StrCat("BUILD_WORKING_DIRECTORY=", cwd)}),
-            0);
+  ASSERT_EQ(RunFixture({"--out=rel/x.json"}, {absl::StrCat("BUILD_WORKING_DIRECTORY=", cwd)}), 0);
   EXPECT_TRUE(std::filesystem::exists(absl::StrCat(cwd, "/rel/x.json")));
 }
 

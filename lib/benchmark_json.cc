@@ -65,7 +65,8 @@ int JsonNestingDepth(absl::string_view text) {
 }
 
 nlohmann::json ParseBenchmarkJson(absl::string_view text) {
-  if (JsonNestingDepth(text) > kMaxJsonDepth) return nlohmann::json(nlohmann::json::value_t::discarded);
+  if (JsonNestingDepth(text) > kMaxJsonDepth)
+    return nlohmann::json(nlohmann::json::value_t::discarded);
   const std::string cleaned = NullNonFinite(text);
   return nlohmann::json::parse(cleaned, nullptr, /*allow_exceptions=*/false);
 }

@@ -9,8 +9,8 @@ namespace spawnlab {
 namespace {
 
 TEST(BenchmarkJson, NonFiniteTokensBecomeNull) {
-  nlohmann::json j = ParseBenchmarkJson(
-      R"({"a": NaN, "b": -NaN, "c": Infinity, "d": -Infinity, "e": 1.5})");
+  nlohmann::json j =
+      ParseBenchmarkJson(R"({"a": NaN, "b": -NaN, "c": Infinity, "d": -Infinity, "e": 1.5})");
   ASSERT_FALSE(j.is_discarded());
   EXPECT_TRUE(j["a"].is_null());
   EXPECT_TRUE(j["b"].is_null());

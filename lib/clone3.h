@@ -26,7 +26,6 @@
 #endif
 
 // Returns the child's pid in the parent, or -errno. Never returns in the child.
-extern "C" long spawnlab_clone3(struct clone_args* args, size_t size,
-                                int (*fn)(void*), void* arg);
+extern "C" long spawnlab_clone3(struct clone_args* args, size_t size, int (*fn)(void*), void* arg);
 
 #endif  // SPAWNLAB_LIB_CLONE3_H_

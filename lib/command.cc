@@ -87,9 +87,9 @@ absl::StatusOr<UniqueFd> OpenStdio(const Stdio& s, int target, UniqueFd* parent_
       if (input && s.kind() == Stdio::Kind::kAppend) {
         return absl::InvalidArgumentError("stdin cannot be appended to");
       }
-      int flags = input ? O_RDONLY
-                        : O_WRONLY | O_CREAT |
-                              (s.kind() == Stdio::Kind::kAppend ? O_APPEND : O_TRUNC);
+      int flags =
+          input ? O_RDONLY
+                : O_WRONLY | O_CREAT | (s.kind() == Stdio::Kind::kAppend ? O_APPEND : O_TRUNC);
       UniqueFd fd(open(s.path().c_str(), flags | O_CLOEXEC, 0644));
       if (!fd.valid()) {
         return absl::ErrnoToStatus(errno, absl::StrCat("open ", s.path(), " for fd ", target));
@@ -210,8 +210,8 @@ absl::StatusOr<Process> Command::Start() const {
   if (!path.ok()) return path.status();
   std::vector<std::string> argv = {program_};
   argv.insert(argv.end(), args_.begin(), args_.end());
-  ExecSpec spec = own_env ? ExecSpec(*path, std::move(argv), std::move(env))
-                          : ExecSpec(*path, std::move(argv));
+  ExecSpec spec =
+      own_env ? ExecSpec(*path, std::move(argv), std::move(env)) : ExecSpec(*path, std::move(argv));
 
   SpawnOptions options;
   options.working_dir = dir_;
@@ -329,11 +329,10 @@ absl::StatusOr<CommandResult> Process::Wait() {
   stdin_.reset();
   stdout_.reset();
   stderr_.reset();
-  absl::StatusOr<ExitStatus> status =
-      deadline_ns_.has_value()
-          ? child_.WaitFor(absl::Nanoseconds(std::max<int64_t>(
-                *deadline_ns_ - MonotonicNanos(), 0)))
-          : child_.Wait();
+  absl::StatusOr<ExitStatus> status = deadline_ns_.has_value()
+                                          ? child_.WaitFor(absl::Nanoseconds(std::max<int64_t>(
+                                                *deadline_ns_ - MonotonicNanos(), 0)))
+                                          : child_.Wait();
   if (absl::IsDeadlineExceeded(status.status())) {
     // The group first: while the child is unreaped its pid, the group's id,
     // cannot be reused.

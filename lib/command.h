@@ -102,9 +102,14 @@ class Process {
   friend class Command;
   Process(Child child, UniqueFd in, UniqueFd out, UniqueFd err, std::string input,
           std::optional<int64_t> deadline_ns, absl::Duration timeout, bool group)
-      : child_(std::move(child)), stdin_(std::move(in)), stdout_(std::move(out)),
-        stderr_(std::move(err)), input_(std::move(input)), deadline_ns_(deadline_ns),
-        timeout_(timeout), group_(group) {}
+      : child_(std::move(child)),
+        stdin_(std::move(in)),
+        stdout_(std::move(out)),
+        stderr_(std::move(err)),
+        input_(std::move(input)),
+        deadline_ns_(deadline_ns),
+        timeout_(timeout),
+        group_(group) {}
 
   Child child_;
   UniqueFd stdin_, stdout_, stderr_;

@@ -161,8 +161,7 @@ TEST_F(CommandTest, AGrandchildHoldingTheOutputDoesNotKeepWaitWaiting) {
 // Input the child never reads: EPIPE inside Wait, not a SIGPIPE that ends
 // the caller (it would end this test binary with status 141).
 TEST_F(CommandTest, InputTheChildDoesNotReadIsDroppedWithoutSigpipe) {
-  absl::StatusOr<CommandResult> r =
-      Command("/bin/true").Input(std::string(1 << 20, 'x')).Run();
+  absl::StatusOr<CommandResult> r = Command("/bin/true").Input(std::string(1 << 20, 'x')).Run();
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->status.success());
   sigset_t pending;
@@ -259,10 +258,8 @@ TEST_F(CommandTest, TheChildStartsWithDefaultSignals) {
   struct sigaction ign = {}, old;
   ign.sa_handler = SIG_IGN;
   ASSERT_EQ(sigaction(SIGPIPE, &ign, &old), 0);
-  absl::StatusOr<CommandResult> r = Command("/bin/grep")
-                                        .Args({"-E", "^SigIgn", "/proc/self/status"})
-                                        .Stdout(Stdio::Pipe())
-                                        .Run();
+  absl::StatusOr<CommandResult> r =
+      Command("/bin/grep").Args({"-E", "^SigIgn", "/proc/self/status"}).Stdout(Stdio::Pipe()).Run();
   sigaction(SIGPIPE, &old, nullptr);
   ASSERT_TRUE(r.ok()) << r.status();
   uint64_t ignored = 0;

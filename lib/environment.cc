@@ -127,8 +127,8 @@ std::string HostIdFrom(absl::string_view cpu_model, int cpus, int64_t memory_gib
   // A slug of the model ("AMD EPYC 7B13 64-Core Processor" -> "amd-epyc-7b13"),
   // without the words every model has.
   std::vector<std::string> words;
-  for (absl::string_view word : absl::StrSplit(cpu_model, absl::ByAnyChar(" ()@-_"),
-                                               absl::SkipEmpty())) {
+  for (absl::string_view word :
+       absl::StrSplit(cpu_model, absl::ByAnyChar(" ()@-_"), absl::SkipEmpty())) {
     std::string w;
     for (char c : word) {
       if (absl::ascii_isalnum(c)) w.push_back(absl::ascii_tolower(c));
@@ -185,11 +185,11 @@ std::string GitRevision(absl::string_view workspace_dir) {
 }
 
 std::string GitTreeStateFrom(absl::string_view porcelain) {
-  const std::vector<absl::string_view> lines =
-      absl::StrSplit(porcelain, '\n', absl::SkipEmpty());
+  const std::vector<absl::string_view> lines = absl::StrSplit(porcelain, '\n', absl::SkipEmpty());
   const size_t changed = lines.size();  // one line per changed file
   if (changed == 0) return "clean";
-  return absl::StrCat("dirty: ", changed, changed == 1 ? " tracked file differs" : " tracked files differ",
+  return absl::StrCat("dirty: ", changed,
+                      changed == 1 ? " tracked file differs" : " tracked files differ",
                       " from the revision");
 }
 
@@ -260,16 +260,15 @@ std::map<std::string, std::string> CollectEnvironment() {
 #endif
   const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
   env["git.revision"] = workspace != nullptr ? GitRevision(workspace) : kUnknown;
-  env["git.tree"] = workspace != nullptr ? GitTreeState(workspace)
-                                         : "unknown: not started by bazel run";
+  env["git.tree"] =
+      workspace != nullptr ? GitTreeState(workspace) : "unknown: not started by bazel run";
   for (const char* pkg : {"bazel-bootstrap", "libabsl-dev", "libbenchmark-dev", "libgtest-dev",
                           "libre2-dev", "liburing-dev", "nlohmann-json3-dev", "libc6"}) {
     std::string v = DebianPackageVersion(pkg);
     env[absl::StrCat("package.", pkg)] = v.empty() ? "not installed" : v;
   }
   for (const auto& [name, status] : AllProbes()) {
-    env[absl::StrCat("probe.", name)] =
-        status.ok() ? "ok" : std::string(status.message());
+    env[absl::StrCat("probe.", name)] = status.ok() ? "ok" : std::string(status.message());
   }
   return env;
 }

@@ -9,9 +9,9 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace spawnlab {

@@ -25,8 +25,8 @@ class PageCacheFile {
  public:
   static absl::StatusOr<PageCacheFile> Open(const std::string& path);
 
-  // Writes the file's dirty pages back and drops them all; FailedPrecondition (with how many stayed) if
-  // more than 1% of them are still resident afterwards.
+  // Writes the file's dirty pages back and drops them all; FailedPrecondition (with how many
+  // stayed) if more than 1% of them are still resident afterwards.
   absl::Status Evict();
   // Pages of the file now in the page cache.
   absl::StatusOr<int64_t> ResidentPages() const;

@@ -23,9 +23,9 @@ absl::StatusOr<int> PinToCpu(int cpu) {
     }
   }
   if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot pin to CPU ", cpu, ": this thread may run on ", CPU_COUNT(&allowed),
-        " CPUs and that is not one of them"));
+    return absl::InvalidArgumentError(absl::StrCat("cannot pin to CPU ", cpu,
+                                                   ": this thread may run on ", CPU_COUNT(&allowed),
+                                                   " CPUs and that is not one of them"));
   }
   cpu_set_t one;
   CPU_ZERO(&one);

@@ -27,8 +27,7 @@ namespace {
 
 // A Status for a probe that failed with `err`, naming the feature and, for
 // ENOSYS, the kernel that introduced it.
-absl::Status Missing(absl::string_view feature, int err,
-                     absl::string_view since) {
+absl::Status Missing(absl::string_view feature, int err, absl::string_view since) {
   std::string why;
   switch (err) {
     case ENOSYS:
@@ -43,8 +42,7 @@ absl::Status Missing(absl::string_view feature, int err,
                          "): a seccomp filter, an LSM or a sysctl forbids it");
       break;
     default:
-      why = absl::StrCat("failed with ", strerrorname_np(err), " (",
-                         strerror(err), ")");
+      why = absl::StrCat("failed with ", strerrorname_np(err), " (", strerror(err), ")");
   }
   return absl::ErrnoToStatus(err, absl::StrCat(feature, ": ", why));
 }
@@ -59,8 +57,8 @@ std::string ReadFirstLine(const char* path) {
 int ExitAtOnce(void*) { return 0; }
 
 // clone3 without CLONE_VM whose child exits at once; reaps it.
-absl::Status TryClone3(uint64_t extra_flags, int cgroup_fd,
-                       absl::string_view feature, absl::string_view since) {
+absl::Status TryClone3(uint64_t extra_flags, int cgroup_fd, absl::string_view feature,
+                       absl::string_view since) {
   struct clone_args args = {};
   int pidfd = -1;
   args.flags = extra_flags;
@@ -120,11 +118,11 @@ absl::Status ProbeCloneIntoCgroup() {
     std::string dir = absl::StrCat("/sys/fs/cgroup", path);
     UniqueFd fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!fd.valid()) {
-      return new absl::Status(absl::ErrnoToStatus(
-          errno, absl::StrCat("CLONE_INTO_CGROUP: open ", dir)));
+      return new absl::Status(
+          absl::ErrnoToStatus(errno, absl::StrCat("CLONE_INTO_CGROUP: open ", dir)));
     }
-    return new absl::Status(TryClone3(CLONE_INTO_CGROUP, fd.get(),
-                                      "CLONE_INTO_CGROUP", "Linux 5.7"));
+    return new absl::Status(
+        TryClone3(CLONE_INTO_CGROUP, fd.get(), "CLONE_INTO_CGROUP", "Linux 5.7"));
   }();
   return *result;
 }
@@ -133,8 +131,8 @@ absl::Status ProbeCloneClearSighand() {
   static const absl::Status* const result = [] {
     absl::Status s = ProbeClone3();
     if (!s.ok()) return new absl::Status(s);
-    return new absl::Status(
-        TryClone3(0x100000000ULL /* CLONE_CLEAR_SIGHAND */, -1, "CLONE_CLEAR_SIGHAND", "Linux 5.5"));
+    return new absl::Status(TryClone3(0x100000000ULL /* CLONE_CLEAR_SIGHAND */, -1,
+                                      "CLONE_CLEAR_SIGHAND", "Linux 5.5"));
   }();
   return *result;
 }
@@ -160,8 +158,8 @@ absl::Status ProbeIoUring() {
     absl::Status s = Missing("io_uring", -r, "Linux 5.1");
     std::string disabled = ReadFirstLine("/proc/sys/kernel/io_uring_disabled");
     if (!disabled.empty() && disabled != "0") {
-      s = absl::Status(s.code(), absl::StrCat(s.message(), " (kernel.io_uring_disabled=",
-                                              disabled, ")"));
+      s = absl::Status(s.code(),
+                       absl::StrCat(s.message(), " (kernel.io_uring_disabled=", disabled, ")"));
     }
     return new absl::Status(s);
   }();
@@ -174,7 +172,8 @@ absl::Status ProbeIoUringOpcode(int opcode) {
   // io_uring_get_probe sets up a ring of its own; ask once, keep the answer.
   static struct io_uring_probe* const probe = io_uring_get_probe();
   if (probe == nullptr) {
-    return absl::UnavailableError("io_uring: IORING_REGISTER_PROBE failed (Linux 5.6 or later needed)");
+    return absl::UnavailableError(
+        "io_uring: IORING_REGISTER_PROBE failed (Linux 5.6 or later needed)");
   }
   if (opcode < 0 || !io_uring_opcode_supported(probe, opcode)) {
     return absl::UnimplementedError(absl::StrCat(

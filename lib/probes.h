@@ -20,16 +20,16 @@
 
 namespace spawnlab {
 
-absl::Status ProbeClone3();           // clone3(2), Linux 5.3
-absl::Status ProbeClonePidfd();       // CLONE_PIDFD, with clone3
-absl::Status ProbeCloneIntoCgroup();  // CLONE_INTO_CGROUP, Linux 5.7, cgroup v2
-absl::Status ProbeCloneClearSighand();  // CLONE_CLEAR_SIGHAND, Linux 5.5
-absl::Status ProbePidfdOpen();        // pidfd_open(2), Linux 5.3
-absl::Status ProbeIoUring();          // io_uring_setup(2), and io_uring_disabled
+absl::Status ProbeClone3();                   // clone3(2), Linux 5.3
+absl::Status ProbeClonePidfd();               // CLONE_PIDFD, with clone3
+absl::Status ProbeCloneIntoCgroup();          // CLONE_INTO_CGROUP, Linux 5.7, cgroup v2
+absl::Status ProbeCloneClearSighand();        // CLONE_CLEAR_SIGHAND, Linux 5.5
+absl::Status ProbePidfdOpen();                // pidfd_open(2), Linux 5.3
+absl::Status ProbeIoUring();                  // io_uring_setup(2), and io_uring_disabled
 absl::Status ProbeIoUringOpcode(int opcode);  // via io_uring_get_probe
-absl::Status ProbeMemfdCreate();      // memfd_create(2), Linux 3.17
-absl::Status ProbeExecveat();         // execveat(2), Linux 3.19
-absl::Status ProbePerfInstructions(); // perf_event_open of retired instructions
+absl::Status ProbeMemfdCreate();              // memfd_create(2), Linux 3.17
+absl::Status ProbeExecveat();                 // execveat(2), Linux 3.19
+absl::Status ProbePerfInstructions();         // perf_event_open of retired instructions
 
 // A counter of the user-space instructions the calling thread retires
 // (perf_event_open, created disabled); invalid where ProbePerfInstructions

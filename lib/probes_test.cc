@@ -57,7 +57,8 @@ TEST(Probes, EachAgreesWithADirectAttempt) {
       << ProbeMemfdCreate();
   // io_uring_setup(0 entries) is EINVAL where the call exists; io_uring_disabled=2 is EPERM.
   struct io_uring_params params = {};
-  EXPECT_EQ(ProbeIoUring().ok(), SyscallExists(SYS_io_uring_setup, 1, reinterpret_cast<long>(&params)))
+  EXPECT_EQ(ProbeIoUring().ok(),
+            SyscallExists(SYS_io_uring_setup, 1, reinterpret_cast<long>(&params)))
       << ProbeIoUring();
 }
 

@@ -27,7 +27,7 @@ namespace spawnlab {
 
 struct ProcStat {
   std::string comm;
-  char state = '?';       // R, S, D, Z, ...
+  char state = '?';  // R, S, D, Z, ...
   pid_t ppid = 0;
   int64_t cpu_ticks = 0;  // utime + stime (fields 14 and 15), in sysconf(_SC_CLK_TCK) units
   int64_t rss_pages = 0;  // field 24

@@ -79,8 +79,8 @@ std::string NoisyVerdict(double other_cpu_cores, double steal_pct, double canary
     why.push_back(absl::StrFormat("steal %.1f%% (threshold %.1f%%)", steal_pct, kNoisyStealPct));
   }
   if (canary_drift_pct > kNoisyCanaryDriftPct) {
-    why.push_back(absl::StrFormat("the canary drifted %.1f%% (threshold %.1f%%)",
-                                  canary_drift_pct, kNoisyCanaryDriftPct));
+    why.push_back(absl::StrFormat("the canary drifted %.1f%% (threshold %.1f%%)", canary_drift_pct,
+                                  kNoisyCanaryDriftPct));
   }
   return why.empty() ? "no" : absl::StrCat("yes: ", absl::StrJoin(why, "; "));
 }
@@ -110,8 +110,8 @@ std::map<std::string, std::string> DescribeRun(const MachineSample& before,
       // Busy time of the whole machine (user nice system irq softirq), less
       // this process and the children it reaped.
       const double busy_s = (d[0] + d[1] + d[2] + d[5] + d[6]) / hz;
-      const double own_s = (after.self_cpu_s - before.self_cpu_s) +
-                           (after.children_cpu_s - before.children_cpu_s);
+      const double own_s =
+          (after.self_cpu_s - before.self_cpu_s) + (after.children_cpu_s - before.children_cpu_s);
       if (seconds > 0) other_cores = std::max(0.0, (busy_s - own_s) / seconds);
       r["run.other_cpu_cores"] = absl::StrFormat("%.3f", other_cores);
     }
@@ -131,8 +131,7 @@ std::map<std::string, std::string> DescribeRun(const MachineSample& before,
     top.push_back(absl::StrFormat("%s %.2f s", busiest[i].second, busiest[i].first));
   }
   r["run.busiest_others"] = top.empty() ? "none" : absl::StrJoin(top, ", ");
-  r["run.voluntary_switches"] =
-      absl::StrCat(after.voluntary_switches - before.voluntary_switches);
+  r["run.voluntary_switches"] = absl::StrCat(after.voluntary_switches - before.voluntary_switches);
   r["run.involuntary_switches"] =
       absl::StrCat(after.involuntary_switches - before.involuntary_switches);
   r["run.noisy"] = NoisyVerdict(other_cores, steal_pct, -1);

@@ -29,9 +29,9 @@
 namespace spawnlab {
 
 // A run is marked noisy when, over its whole duration:
-inline constexpr double kNoisyOtherCpuCores = 0.10;  // others used >10% of a core
-inline constexpr double kNoisyStealPct = 1.0;        // >1% of CPU time stolen
-inline constexpr double kNoisyCanaryDriftPct = 10.0; // the canary moved >10% (bench.h)
+inline constexpr double kNoisyOtherCpuCores = 0.10;   // others used >10% of a core
+inline constexpr double kNoisyStealPct = 1.0;         // >1% of CPU time stolen
+inline constexpr double kNoisyCanaryDriftPct = 10.0;  // the canary moved >10% (bench.h)
 
 struct MachineSample {
   absl::Time wall;

@@ -29,7 +29,6 @@
 
 extern char** environ;
 
-
 // The inline experiment builds this file three ways (experiments/inline):
 // SPAWNLAB_WRAPPER is then __attribute__((noinline)) or always_inline on the
 // internal wrappers below. By default it is nothing: the compiler decides.
@@ -72,8 +71,8 @@ struct ExecArgs {
   bool default_signals = false;            // SIG_IGN to SIG_DFL as well, empty mask
   bool new_process_group = false;          // setpgid(0, 0)
   const sigset_t* restore_mask = nullptr;  // unblock to this before exec
-  int error_fd = -1;                        // copy-on-write methods: the O_CLOEXEC pipe
-  volatile int failed_errno = 0;            // CLONE_VM methods: shared memory
+  int error_fd = -1;                       // copy-on-write methods: the O_CLOEXEC pipe
+  volatile int failed_errno = 0;           // CLONE_VM methods: shared memory
   volatile int failed_stage = kStageExec;
 };
 
@@ -153,8 +152,8 @@ SPAWNLAB_WRAPPER pid_t WaitPidRetrying(pid_t pid, int* status, int options) {
 
 // Reaps a child that failed before or at its exec, and turns the errno into
 // the error, naming what failed.
-absl::Status ChildFailed(pid_t pid, int err, int stage, SpawnMethod method,
-                         const ExecSpec& spec, const SpawnOptions& options) {
+absl::Status ChildFailed(pid_t pid, int err, int stage, SpawnMethod method, const ExecSpec& spec,
+                         const SpawnOptions& options) {
   int status;
   WaitPidRetrying(pid, &status, 0);
   std::string what;
@@ -211,8 +210,8 @@ absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method, const ExecSpec& spe
   // blocked until the child has reset them.
   // default_signals needs the window closed too: the ignored signals are
   // reset in the child, and clone3's CLONE_CLEAR_SIGHAND leaves those alone.
-  const bool by_hand = (options.reset_signal_handlers && method != SpawnMethod::kClone3) ||
-                       options.default_signals;
+  const bool by_hand =
+      (options.reset_signal_handlers && method != SpawnMethod::kClone3) || options.default_signals;
   BlockedSignals blocked(by_hand);
   args.reset_handlers_in_child = by_hand;
   args.restore_mask = blocked.old();
@@ -233,8 +232,8 @@ absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method, const ExecSpec& spe
       saved_errno = errno;
       break;
     case SpawnMethod::kClone:
-      pid = clone(ExecSharingMemory, stack + sizeof(stack),
-                  CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+      pid =
+          clone(ExecSharingMemory, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
       saved_errno = errno;
       break;
     case SpawnMethod::kClone3: {
@@ -270,9 +269,8 @@ absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method, const ExecSpec& spe
   return Child(pid, std::move(owned_pidfd));
 }
 
-SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method,
-                                                          const ExecSpec& spec,
-                                         const SpawnOptions& options) {
+SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method, const ExecSpec& spec,
+                                                          const SpawnOptions& options) {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
     return absl::ErrnoToStatus(errno, "pipe2 for exec errors");
@@ -390,8 +388,8 @@ SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnPosix(const ExecSpec& spec,
     // posix_spawn does not say which step failed: name the directory if it is gone.
     if (err == ENOENT && !options.working_dir.empty() &&
         access(options.working_dir.c_str(), F_OK) != 0) {
-      return absl::ErrnoToStatus(err, absl::StrCat("chdir ", options.working_dir, " for ",
-                                                   spec.path(), " (posix_spawn)"));
+      return absl::ErrnoToStatus(
+          err, absl::StrCat("chdir ", options.working_dir, " for ", spec.path(), " (posix_spawn)"));
     }
     return absl::ErrnoToStatus(err, absl::StrCat("exec ", spec.path(), " (posix_spawn)"));
   }
@@ -424,9 +422,9 @@ absl::StatusOr<SpawnMethod> ParseSpawnMethod(absl::string_view name) {
   for (SpawnMethod m : kAllMethods) {
     if (SpawnMethodName(m) == name) return m;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown spawn method '", name,
-      "'; expected fork, vfork, clone, clone3, clone3-cow or posix_spawn"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown spawn method '", name,
+                   "'; expected fork, vfork, clone, clone3, clone3-cow or posix_spawn"));
 }
 
 bool ExitStatus::exited() const { return WIFEXITED(wait_status_); }
@@ -469,8 +467,7 @@ ExecSpec::ExecSpec(std::string path, std::vector<std::string> argv) {
   data_ = std::move(data);
 }
 
-ExecSpec::ExecSpec(std::string path, std::vector<std::string> argv,
-                   std::vector<std::string> env) {
+ExecSpec::ExecSpec(std::string path, std::vector<std::string> argv, std::vector<std::string> env) {
   auto data = std::make_shared<Data>();
   data->path = std::move(path);
   data->argv = std::move(argv);
@@ -483,9 +480,7 @@ ExecSpec::ExecSpec(std::string path, std::vector<std::string> argv,
 
 const char* ExecSpec::path() const { return data_->path.c_str(); }
 char* const* ExecSpec::argv() const { return data_->argv_ptrs.data(); }
-char* const* ExecSpec::envp() const {
-  return data_->has_env ? data_->env_ptrs.data() : environ;
-}
+char* const* ExecSpec::envp() const { return data_->has_env ? data_->env_ptrs.data() : environ; }
 
 Child::Child(Child&& other) noexcept
     : pid_(std::exchange(other.pid_, -1)), pidfd_(std::move(other.pidfd_)) {}
@@ -564,8 +559,8 @@ absl::StatusOr<ExitStatus> Child::WaitFor(absl::Duration timeout) {
     }
     const int64_t left_ns = forever ? INT64_MAX : deadline - MonotonicNanos();
     if (left_ns <= 0) {
-      return absl::DeadlineExceededError(absl::StrCat(
-          "child ", pid_, " still running after ", absl::FormatDuration(timeout)));
+      return absl::DeadlineExceededError(
+          absl::StrCat("child ", pid_, " still running after ", absl::FormatDuration(timeout)));
     }
     if (pidfd >= 0) {
       // pidfds become readable when the process exits (Linux 5.3+).
@@ -608,8 +603,7 @@ int PollTimeoutMs(int64_t nanos) {
   return ms > INT_MAX ? INT_MAX : static_cast<int>(ms);
 }
 
-absl::StatusOr<Child> Spawn(SpawnMethod method, const ExecSpec& spec,
-                            const SpawnOptions& options) {
+absl::StatusOr<Child> Spawn(SpawnMethod method, const ExecSpec& spec, const SpawnOptions& options) {
   switch (method) {
     case SpawnMethod::kFork:
     case SpawnMethod::kClone3Cow:

@@ -88,8 +88,7 @@ class ExecSpec {
   // `argv` includes argv[0]. The child gets the parent's environment as it is
   // at the time of each spawn, unless `env` is given ("KEY=value" strings).
   ExecSpec(std::string path, std::vector<std::string> argv);
-  ExecSpec(std::string path, std::vector<std::string> argv,
-           std::vector<std::string> env);
+  ExecSpec(std::string path, std::vector<std::string> argv, std::vector<std::string> env);
 
   const char* path() const;
   char* const* argv() const;

@@ -58,8 +58,8 @@ class SpawnTest : public ::testing::TestWithParam<SpawnMethod> {
 };
 
 TEST_P(SpawnTest, EveryChildRunsReportsItsClockAndExitCode) {
-  for (const char* child : {"lib/children/static_child", "lib/children/dynamic_child",
-                            "lib/children/minimal_child"}) {
+  for (const char* child :
+       {"lib/children/static_child", "lib/children/dynamic_child", "lib/children/minimal_child"}) {
     SCOPED_TRACE(child);
     absl::StatusOr<std::string> path = Runfile(child);
     ASSERT_TRUE(path.ok()) << path.status();
@@ -136,8 +136,7 @@ TEST_P(SpawnTest, OnlyDescriptorsWithoutCloexecAreInherited) {
   for (bool cloexec : {false, true}) {
     UniqueFd fd(open("/dev/null", O_RDONLY | (cloexec ? O_CLOEXEC : 0)));
     ASSERT_TRUE(fd.valid());
-    ExecSpec spec("/bin/sh",
-                  {"sh", "-c", absl::StrCat("test -e /proc/self/fd/", fd.get())});
+    ExecSpec spec("/bin/sh", {"sh", "-c", absl::StrCat("test -e /proc/self/fd/", fd.get())});
     absl::StatusOr<Child> child = Spawn(GetParam(), spec);
     ASSERT_TRUE(child.ok()) << child.status();
     absl::StatusOr<ExitStatus> status = child->Wait();
@@ -171,8 +170,7 @@ TEST_P(SpawnTest, KillEndsTheChildWithTheSignal) {
 TEST_P(SpawnTest, Clone3MethodsGiveAPidfdUnlessToldNot) {
   absl::StatusOr<Child> child = Spawn(GetParam(), ExecSpec("/bin/sleep", {"sleep", "600"}));
   ASSERT_TRUE(child.ok()) << child.status();
-  bool wants_pidfd =
-      GetParam() == SpawnMethod::kClone3 || GetParam() == SpawnMethod::kClone3Cow;
+  bool wants_pidfd = GetParam() == SpawnMethod::kClone3 || GetParam() == SpawnMethod::kClone3Cow;
   EXPECT_EQ(child->pidfd() >= 0, wants_pidfd);
   SpawnOptions no_pidfd;
   no_pidfd.want_pidfd = false;
@@ -184,8 +182,7 @@ TEST_P(SpawnTest, Clone3MethodsGiveAPidfdUnlessToldNot) {
 
 // Runs `script` under /bin/sh with `options` plus stdout mapped to a pipe;
 // returns what it printed, or the error.
-absl::StatusOr<std::string> Output(SpawnMethod method, const ExecSpec& spec,
-                                   SpawnOptions options) {
+absl::StatusOr<std::string> Output(SpawnMethod method, const ExecSpec& spec, SpawnOptions options) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return absl::ErrnoToStatus(errno, "pipe2");
   UniqueFd read_end(fds[0]), write_end(fds[1]);
@@ -237,9 +234,8 @@ TEST_P(SpawnTest, ExecsADescriptor) {
   ASSERT_TRUE(fd.valid());
   SpawnOptions options;
   options.exec_fd = fd.get();
-  absl::StatusOr<Child> child =
-      Spawn(GetParam(), ExecSpec("minimal_child (by descriptor)", {"minimal_child", "-", "4"}),
-            options);
+  absl::StatusOr<Child> child = Spawn(
+      GetParam(), ExecSpec("minimal_child (by descriptor)", {"minimal_child", "-", "4"}), options);
   if (GetParam() == SpawnMethod::kPosixSpawn) {
     EXPECT_EQ(child.status().code(), absl::StatusCode::kInvalidArgument);
     return;
@@ -293,9 +289,8 @@ TEST_P(SpawnTest, ADescriptorMappedToItselfIsInherited) {
   ASSERT_TRUE(fd.valid());
   SpawnOptions options;
   options.fd_map.push_back({fd.get(), fd.get()});
-  absl::StatusOr<std::string> out =
-      ShellOutput(GetParam(), absl::StrCat("test -e /proc/self/fd/", fd.get(), " && echo yes"),
-                  options);
+  absl::StatusOr<std::string> out = ShellOutput(
+      GetParam(), absl::StrCat("test -e /proc/self/fd/", fd.get(), " && echo yes"), options);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(*out, "yes\n");
   // The parent's copy keeps its flag.
@@ -402,11 +397,10 @@ TEST_P(SpawnTest, AChildReapedElsewhereIsLetGo) {
   EXPECT_TRUE(child->reaped());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllMethods, SpawnTest, ::testing::ValuesIn(AllSpawnMethods()),
-    [](const ::testing::TestParamInfo<SpawnMethod>& info) {
-      return absl::StrReplaceAll(SpawnMethodName(info.param), {{"-", "_"}});
-    });
+INSTANTIATE_TEST_SUITE_P(AllMethods, SpawnTest, ::testing::ValuesIn(AllSpawnMethods()),
+                         [](const ::testing::TestParamInfo<SpawnMethod>& info) {
+                           return absl::StrReplaceAll(SpawnMethodName(info.param), {{"-", "_"}});
+                         });
 
 TEST(SpawnMethodName, RoundTripsAndRejectsUnknownNames) {
   for (SpawnMethod m : AllSpawnMethods()) {

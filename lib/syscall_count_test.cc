@@ -9,7 +9,6 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
@@ -55,8 +54,7 @@ TEST(CountSyscalls, FollowsAProgramThatExecsAgain) {
   if (absl::IsPermissionDenied(direct.status())) GTEST_SKIP() << direct.status();
   ASSERT_TRUE(direct.ok()) << direct.status();
   unlink(marker.c_str());
-  absl::StatusOr<int> via_env =
-      CountSyscalls(ExecSpec("/usr/bin/env", {"env", "touch", marker}));
+  absl::StatusOr<int> via_env = CountSyscalls(ExecSpec("/usr/bin/env", {"env", "touch", marker}));
   ASSERT_TRUE(via_env.ok()) << via_env.status();
   EXPECT_EQ(access(marker.c_str(), F_OK), 0) << "touch never ran";
   EXPECT_GT(*via_env, *direct);  // env's own syscalls, then touch's

@@ -50,8 +50,10 @@ class TimedSpawner {
 
  private:
   TimedSpawner(UniqueFd read_end, UniqueFd inherited, ExecSpec spec, std::string child)
-      : read_end_(std::move(read_end)), inherited_(std::move(inherited)),
-        spec_(std::move(spec)), child_(std::move(child)) {}
+      : read_end_(std::move(read_end)),
+        inherited_(std::move(inherited)),
+        spec_(std::move(spec)),
+        child_(std::move(child)) {}
 
   UniqueFd read_end_;   // O_CLOEXEC | O_NONBLOCK
   UniqueFd inherited_;  // the child's copy of the write end (no O_CLOEXEC)

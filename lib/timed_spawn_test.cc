@@ -12,8 +12,8 @@ namespace {
 
 TEST(TimedSpawner, MeasuresEveryChild) {
   testing::Hygiene hygiene;
-  for (const char* c : {"lib/children/minimal_child", "lib/children/static_child",
-                        "lib/children/dynamic_child"}) {
+  for (const char* c :
+       {"lib/children/minimal_child", "lib/children/static_child", "lib/children/dynamic_child"}) {
     absl::StatusOr<std::string> path = Runfile(c);
     ASSERT_TRUE(path.ok());
     absl::StatusOr<TimedSpawner> s = TimedSpawner::Create(*path);

@@ -37,8 +37,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "lib/environment.h"
 #include "lib/bench_lock.h"
+#include "lib/environment.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
 #include "nlohmann/json.hpp"
@@ -66,17 +66,20 @@ std::string FullResultsPath(const std::string& workspace, absl::string_view expe
 
 struct Experiment {
   const char* name;
-  const char* binary;          // runfile path
+  const char* binary;  // runfile path
   std::vector<std::string> args;
-  int default_seconds;         // a full run, when no results say better
+  int default_seconds;  // a full run, when no results say better
   int quick_seconds;
 };
 
 std::vector<Experiment> AllExperiments() {
   return {
       {"clone3", "experiments/clone3/bench", {}, 150, 15},
-      {"crosscheck", "experiments/clone3/crosscheck",
-       {"--minimal_child=" + RunfileOrExit("lib/children/minimal_child")}, 40, 5},
+      {"crosscheck",
+       "experiments/clone3/crosscheck",
+       {"--minimal_child=" + RunfileOrExit("lib/children/minimal_child")},
+       40,
+       5},
       {"syscalls", "experiments/syscalls/bench", {}, 30, 3},
       {"command", "experiments/command/bench", {}, 40, 5},
       {"linking", "experiments/linking/bench", {}, 90, 8},
@@ -166,8 +169,8 @@ int SuiteMain(int argc, char** argv) {
     self_check_dir = tmpl;
   }
   std::cout << "suite: " << plan.size() << " benches" << (quick ? " (--quick)" : "")
-            << (self_check ? ", each twice (--self_check)" : "")
-            << ", one at a time, estimated " << Minutes(total_estimate) << ":\n";
+            << (self_check ? ", each twice (--self_check)" : "") << ", one at a time, estimated "
+            << Minutes(total_estimate) << ":\n";
   for (size_t i = 0; i < plan.size(); ++i) {
     std::cout << absl::StrFormat("  %-16s ~%s\n", plan[i].name, Minutes(estimate[i]));
   }
@@ -217,10 +220,9 @@ int SuiteMain(int argc, char** argv) {
     if (self_check && status.ok() && status->success() && outs.size() == 2) {
       std::cout << "\n[suite] " << e.name << ": how far two runs agree\n" << std::endl;
       const std::string compare = RunfileOrExit("analysis/compare");
-      absl::StatusOr<Child> c = Spawn(SpawnMethod::kPosixSpawn,
-                                      ExecSpec(compare, {compare, "--self_check", outs[0], outs[1]}));
-      absl::StatusOr<ExitStatus> s =
-          c.ok() ? c->Wait() : absl::StatusOr<ExitStatus>(c.status());
+      absl::StatusOr<Child> c = Spawn(
+          SpawnMethod::kPosixSpawn, ExecSpec(compare, {compare, "--self_check", outs[0], outs[1]}));
+      absl::StatusOr<ExitStatus> s = c.ok() ? c->Wait() : absl::StatusOr<ExitStatus>(c.status());
       if (!s.ok() || !s->exited() || (s->exit_code() != 0 && s->exit_code() != 3)) {
         failed.push_back(absl::StrCat(e.name, " (self-check)"));
       } else if (s->exit_code() == 3) {
@@ -231,8 +233,9 @@ int SuiteMain(int argc, char** argv) {
     took.emplace_back(e.name, seconds);
     if (!status.ok() || !status->success()) {
       failed.push_back(e.name);
-      std::cout << "[suite] " << e.name << " failed: "
-                << (status.ok() ? status->ToString() : status.status().ToString()) << std::endl;
+      std::cout << "[suite] " << e.name
+                << " failed: " << (status.ok() ? status->ToString() : status.status().ToString())
+                << std::endl;
     }
     remaining = std::max(0, remaining - estimate[i]);
   }

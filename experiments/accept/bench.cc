@@ -19,6 +19,8 @@
 // load is what it should be). A mechanism the kernel lacks is skipped with the
 // reason.
 
+#include "lib/bench.h"
+
 #include <unistd.h>
 
 #include <cmath>
@@ -30,7 +32,6 @@
 #include "absl/strings/str_cat.h"
 #include "experiments/accept/loadgen.h"
 #include "experiments/accept/server_process.h"
-#include "lib/bench.h"
 #include "lib/runfiles.h"
 
 ABSL_FLAG(int, connections, 16, "Concurrent client connections.");
@@ -61,16 +62,16 @@ void BM_Accept(benchmark::State& state, std::string model, std::string mechanism
     absl::StatusOr<LoadResult> r = RunLoad(o);
     if (!r.ok()) return FailRow(state, r.status());
     if (r->requests == 0) {
-      return FailRow(state, absl::InternalError(absl::StrCat("no request was answered: ",
-                                                             r->first_error)));
+      return FailRow(
+          state, absl::InternalError(absl::StrCat("no request was answered: ", r->first_error)));
     }
     state.SetIterationTime(r->seconds / static_cast<double>(r->requests));
     last = *std::move(r);
   }
   absl::StatusOr<ExitStatus> stopped = server->Stop();
   if (!stopped.ok() || !stopped->success()) {
-    return FailRow(state, stopped.ok() ? absl::InternalError(stopped->ToString())
-                                       : stopped.status());
+    return FailRow(state,
+                   stopped.ok() ? absl::InternalError(stopped->ToString()) : stopped.status());
   }
   // Google Benchmark writes inf and nan unquoted, which is not JSON: a counter
   // that is not finite (max/min with an idle worker) is left out, and
@@ -109,9 +110,8 @@ void Register(const BenchOptions& options) {
     for (const char* mech : {"blocking", "epoll", "epoll-exclusive", "uring", "uring-multishot"}) {
       for (bool keep_alive : {false, true}) {
         Configure(benchmark::RegisterBenchmark(
-                      absl::StrCat("accept/model:", model, "/mechanism:", mech,
-                                   "/workers:", workers, "/load:",
-                                   keep_alive ? "keepalive" : "connect")
+                      absl::StrCat("accept/model:", model, "/mechanism:", mech, "/workers:",
+                                   workers, "/load:", keep_alive ? "keepalive" : "connect")
                           .c_str(),
                       BM_Accept, model, mech, workers, keep_alive),
                   options)

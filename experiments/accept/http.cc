@@ -58,7 +58,8 @@ Answered Respond(absl::string_view in, int worker, bool force_close, size_t max_
     a.consumed += end + 4;
     ++a.requests;
     absl::string_view request_line = head.substr(0, head.find("\r\n"));
-    if (!RE2::FullMatch(re2::StringPiece(request_line.data(), request_line.size()), RequestLine())) {
+    if (!RE2::FullMatch(re2::StringPiece(request_line.data(), request_line.size()),
+                        RequestLine())) {
       absl::StrAppend(out, "HTTP/1.1 400 Bad Request\r\n",
                       "Content-Length: 0\r\nConnection: close\r\n\r\n");
       a.close = a.rejected = true;

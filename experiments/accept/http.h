@@ -34,9 +34,9 @@ namespace http {
 inline constexpr size_t kMaxRequest = 8192;
 
 struct Answered {
-  size_t consumed = 0;  // bytes of `in` used up
-  int requests = 0;     // responses appended (a 400 or 431 included)
-  bool close = false;   // close the connection once the output is sent
+  size_t consumed = 0;    // bytes of `in` used up
+  int requests = 0;       // responses appended (a 400 or 431 included)
+  bool close = false;     // close the connection once the output is sent
   bool rejected = false;  // a 400 or 431 was sent
 };
 

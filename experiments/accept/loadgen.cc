@@ -38,7 +38,7 @@ double LoadResult::Percentile(double p) const {
   if (latency_us.empty()) return std::numeric_limits<double>::quiet_NaN();
   std::vector<double> v = latency_us;
   std::sort(v.begin(), v.end());
-  size_t i = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size()))) ;
+  size_t i = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size())));
   return v[std::min(v.size() - 1, i == 0 ? 0 : i - 1)];
 }
 
@@ -96,9 +96,7 @@ absl::StatusOr<LoadResult> RunLoad(const LoadOptions& o) {
     }
     s = Slot();
   };
-  auto may_start = [&] {
-    return started < o.max_requests && MonotonicNanos() < stop_ns;
-  };
+  auto may_start = [&] { return started < o.max_requests && MonotonicNanos() < stop_ns; };
   // Sends what remains of the request; false on failure.
   auto send_request = [&](Slot& s) -> bool {
     while (s.sent < request.size()) {

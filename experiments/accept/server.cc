@@ -81,8 +81,8 @@
 
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/flag.h"
-#include "absl/flags/reflection.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -144,9 +144,11 @@ void CheckFlagsOrExit(int argc, char** argv) {
     absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
     if (flag == nullptr && absl::StartsWith(name, "no")) {
       absl::CommandLineFlag* negated = absl::FindCommandLineFlag(name.substr(2));
-      if (negated != nullptr && negated->IsOfType<bool>() && eq == absl::string_view::npos) continue;
+      if (negated != nullptr && negated->IsOfType<bool>() && eq == absl::string_view::npos)
+        continue;
     }
-    if (flag == nullptr) Fail(kExitBadInput, absl::StrCat("unknown flag --", name, " (see --help)"));
+    if (flag == nullptr)
+      Fail(kExitBadInput, absl::StrCat("unknown flag --", name, " (see --help)"));
     std::string value;
     if (eq != absl::string_view::npos) {
       value = std::string(arg.substr(eq + 1));
@@ -508,7 +510,9 @@ void ServeEpoll(int listener, int worker, bool exclusive) {
 // ---- io_uring -------------------------------------------------------------
 
 enum Op : uint64_t { kAccept = 1, kRecv = 2, kSend = 3, kTick = 4, kResume = 5, kCancel = 6 };
-uint64_t Tag(Op op, int fd) { return (static_cast<uint64_t>(op) << 32) | static_cast<uint32_t>(fd); }
+uint64_t Tag(Op op, int fd) {
+  return (static_cast<uint64_t>(op) << 32) | static_cast<uint32_t>(fd);
+}
 
 // Each connection has exactly one request in flight (a recv or a send), so
 // its buffers are never touched by the kernel after it is dropped: a timeout
@@ -619,8 +623,7 @@ void ServeUring(int listener, int worker, bool multishot) {
           } else if (first_accept && res == -EINVAL) {
             Fail(kExitUnsupported, multishot ? "multishot accept needs Linux 5.19 (EINVAL)"
                                              : "io_uring accept rejected (EINVAL)");
-          } else if (res != -ECANCELED && res != -EINTR && res != -ECONNABORTED &&
-                     res != -EAGAIN) {
+          } else if (res != -ECANCELED && res != -EINTR && res != -ECONNABORTED && res != -EAGAIN) {
             stop_accepting(/*pause=*/true);  // EMFILE and the like: do not spin
           }
           first_accept = false;
@@ -727,8 +730,8 @@ void Relay(int listener, const std::vector<int>& backend_ports) {
   };
   auto update = [&](int fd) {
     Side& s = sides.at(fd);
-    const uint32_t want = (can_read(s) ? EPOLLIN : 0u) |
-                          (s.connecting || !s.pending.empty() ? EPOLLOUT : 0u);
+    const uint32_t want =
+        (can_read(s) ? EPOLLIN : 0u) | (s.connecting || !s.pending.empty() ? EPOLLOUT : 0u);
     if (want == s.events) return;
     struct epoll_event ev = {want, {.fd = fd}};
     epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev);
@@ -769,7 +772,8 @@ void Relay(int listener, const std::vector<int>& backend_ports) {
     spare = -1;
     struct sockaddr_in addr = {};
     addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(backend_ports[next_backend++ % backend_ports.size()]));
+    addr.sin_port =
+        htons(static_cast<uint16_t>(backend_ports[next_backend++ % backend_ports.size()]));
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     const bool connected = connect(b, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
     if (!connected && errno != EINPROGRESS) {
@@ -945,8 +949,10 @@ int main(int argc, char** argv) {
          absl::StrCat("unknown --model '", model, "': expected shared, reuseport or proxy"));
   }
   const std::map<std::string, Mechanism> mechanisms = {
-      {"blocking", Mechanism::kBlocking}, {"epoll", Mechanism::kEpoll},
-      {"epoll-exclusive", Mechanism::kEpollExclusive}, {"uring", Mechanism::kUring},
+      {"blocking", Mechanism::kBlocking},
+      {"epoll", Mechanism::kEpoll},
+      {"epoll-exclusive", Mechanism::kEpollExclusive},
+      {"uring", Mechanism::kUring},
       {"uring-multishot", Mechanism::kUringMultishot}};
   auto m = mechanisms.find(mech);
   if (m == mechanisms.end()) {
@@ -961,35 +967,38 @@ int main(int argc, char** argv) {
     Fail(kExitBadInput, absl::StrCat("--workers=", workers, ": expected 1 to 256"));
   }
   const int port = absl::GetFlag(FLAGS_port);
-  if (port < 0 || port > 65535) Fail(kExitBadInput, absl::StrCat("--port=", port, ": out of range"));
+  if (port < 0 || port > 65535)
+    Fail(kExitBadInput, absl::StrCat("--port=", port, ": out of range"));
   const absl::Duration header_timeout = absl::GetFlag(FLAGS_header_timeout);
   const absl::Duration idle_timeout = absl::GetFlag(FLAGS_idle_timeout);
-  for (const auto& [name, d] : {std::pair<const char*, absl::Duration>{"header_timeout", header_timeout},
-                                {"idle_timeout", idle_timeout}}) {
+  for (const auto& [name, d] :
+       {std::pair<const char*, absl::Duration>{"header_timeout", header_timeout},
+        {"idle_timeout", idle_timeout}}) {
     if (d < absl::Milliseconds(1) || d > absl::Hours(24)) {
-      Fail(kExitBadInput, absl::StrCat("--", name, "=", absl::FormatDuration(d),
-                                       ": expected 1ms to 24h"));
+      Fail(kExitBadInput,
+           absl::StrCat("--", name, "=", absl::FormatDuration(d), ": expected 1ms to 24h"));
     }
   }
   const int max_connections = absl::GetFlag(FLAGS_max_connections);
   if (max_connections < 1) {
-    Fail(kExitBadInput, absl::StrCat("--max_connections=", max_connections, ": expected 1 or more"));
+    Fail(kExitBadInput,
+         absl::StrCat("--max_connections=", max_connections, ": expected 1 or more"));
   }
   if (const int nofile = absl::GetFlag(FLAGS_nofile); nofile != 0) {
     struct rlimit rl;
     getrlimit(RLIMIT_NOFILE, &rl);
     rl.rlim_cur = static_cast<rlim_t>(nofile);
     if (nofile < 8 || setrlimit(RLIMIT_NOFILE, &rl) != 0) {
-      Fail(kExitBadInput, absl::StrCat("--nofile=", nofile, ": expected 8 up to the hard limit ",
-                                       rl.rlim_max));
+      Fail(kExitBadInput,
+           absl::StrCat("--nofile=", nofile, ": expected 8 up to the hard limit ", rl.rlim_max));
     }
   }
   limits.header_ns = absl::ToInt64Nanoseconds(header_timeout);
   limits.idle_ns = absl::ToInt64Nanoseconds(idle_timeout);
   limits.max_connections = static_cast<size_t>(max_connections);
   // Timeouts are checked four times per the shorter one (10 ms to 1 s apart).
-  limits.tick_ns = std::clamp<int64_t>(std::min(limits.header_ns, limits.idle_ns) / 4,
-                                       10'000'000, 1'000'000'000);
+  limits.tick_ns = std::clamp<int64_t>(std::min(limits.header_ns, limits.idle_ns) / 4, 10'000'000,
+                                       1'000'000'000);
   if (m->second == Mechanism::kUring || m->second == Mechanism::kUringMultishot) {
     if (absl::Status s = spawnlab::ProbeIoUringOpcode(IORING_OP_ACCEPT); !s.ok()) {
       Fail(kExitUnsupported, std::string(s.message()));
@@ -1003,8 +1012,8 @@ int main(int argc, char** argv) {
     // PR_SET_PDEATHSIG watches the parent of the moment: if the harness died
     // before this line, the server was reparented and would run forever.
     int armed = 0;
-    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 ||
-        prctl(PR_GET_PDEATHSIG, &armed) != 0 || armed != SIGTERM) {
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || prctl(PR_GET_PDEATHSIG, &armed) != 0 ||
+        armed != SIGTERM) {
       Fail(1, absl::StrCat("--die_with_parent: PR_SET_PDEATHSIG did not take: ", strerror(errno)));
     }
     const pid_t parent = getppid();
@@ -1013,8 +1022,9 @@ int main(int argc, char** argv) {
                            ") died before the server started"));
     }
     if (expect_parent != 0 && parent != expect_parent) {
-      Fail(1, absl::StrCat("--die_with_parent: the parent is pid ", parent, ", not --expect_parent=",
-                           expect_parent, ": the process that started the server is gone"));
+      Fail(1, absl::StrCat("--die_with_parent: the parent is pid ", parent,
+                           ", not --expect_parent=", expect_parent,
+                           ": the process that started the server is gone"));
     }
   }
   // A server uses every CPU, whatever a parent (a pinned bench) had.
@@ -1091,8 +1101,8 @@ int main(int argc, char** argv) {
     }
     pids.push_back(ForkChild(original, &all_stats[workers], [&] { Relay(front, backend_ports); }));
   }
-  printf("listening on 127.0.0.1:%d model=%s mechanism=%s workers=%d\n", public_port,
-         model.c_str(), mech.c_str(), workers);
+  printf("listening on 127.0.0.1:%d model=%s mechanism=%s workers=%d\n", public_port, model.c_str(),
+         mech.c_str(), workers);
   std::vector<std::string> pid_strings;
   for (pid_t p : pids) pid_strings.push_back(std::to_string(p));
   printf("workers %s\n", absl::StrJoin(pid_strings, " ").c_str());
@@ -1133,11 +1143,12 @@ int main(int argc, char** argv) {
     sums[3] += all_stats[i].rejected;
     sums[4] += all_stats[i].output_high_water;
   }
-  printf("stats accept_pauses=%lld header_timeouts=%lld idle_timeouts=%lld rejected=%lld "
-         "output_high_water=%lld\n",
-         static_cast<long long>(sums[0]), static_cast<long long>(sums[1]),
-         static_cast<long long>(sums[2]), static_cast<long long>(sums[3]),
-         static_cast<long long>(sums[4]));
+  printf(
+      "stats accept_pauses=%lld header_timeouts=%lld idle_timeouts=%lld rejected=%lld "
+      "output_high_water=%lld\n",
+      static_cast<long long>(sums[0]), static_cast<long long>(sums[1]),
+      static_cast<long long>(sums[2]), static_cast<long long>(sums[3]),
+      static_cast<long long>(sums[4]));
   fflush(stdout);
   return code;
 }

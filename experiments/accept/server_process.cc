@@ -7,11 +7,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/strip.h"
 
 namespace spawnlab {
@@ -21,18 +21,19 @@ absl::StatusOr<ServerProcess> ServerProcess::Start(const std::string& binary,
                                                    const std::string& mechanism, int workers,
                                                    int port,
                                                    const std::vector<std::string>& extra_flags) {
-  std::vector<std::string> args = {
-      absl::StrCat("--model=", model), absl::StrCat("--mechanism=", mechanism),
-      absl::StrCat("--workers=", workers), absl::StrCat("--port=", port), "--die_with_parent",
-      absl::StrCat("--expect_parent=", getpid())};
+  std::vector<std::string> args = {absl::StrCat("--model=", model),
+                                   absl::StrCat("--mechanism=", mechanism),
+                                   absl::StrCat("--workers=", workers),
+                                   absl::StrCat("--port=", port),
+                                   "--die_with_parent",
+                                   absl::StrCat("--expect_parent=", getpid())};
   args.insert(args.end(), extra_flags.begin(), extra_flags.end());
-  absl::StatusOr<Process> p =
-      Command(binary)
-          .Args(args)
-          .Stdout(Stdio::Pipe())
-          .Stderr(Stdio::Pipe())
-          .Timeout(absl::Minutes(30))
-          .Start();
+  absl::StatusOr<Process> p = Command(binary)
+                                  .Args(args)
+                                  .Stdout(Stdio::Pipe())
+                                  .Stderr(Stdio::Pipe())
+                                  .Timeout(absl::Minutes(30))
+                                  .Start();
   if (!p.ok()) return p.status();
   ServerProcess server(*std::move(p));
   std::string out;
@@ -64,8 +65,8 @@ absl::StatusOr<ServerProcess> ServerProcess::Start(const std::string& binary,
     if (done->status.exited() && done->status.exit_code() == 2) {
       return absl::InvalidArgumentError(said);
     }
-    return absl::InternalError(absl::StrCat("the server ended with ", done->status.ToString(),
-                                            ": ", said));
+    return absl::InternalError(
+        absl::StrCat("the server ended with ", done->status.ToString(), ": ", said));
   }
   for (absl::string_view line : absl::StrSplit(out, '\n')) {
     if (absl::ConsumePrefix(&line, "listening on 127.0.0.1:")) {

@@ -8,13 +8,12 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <fcntl.h>
-#include <poll.h>
 
 #include <cstdlib>
 #include <map>
@@ -26,19 +25,19 @@
 #include "absl/strings/str_split.h"
 #include "experiments/accept/http.h"
 #include "experiments/accept/loadgen.h"
-#include "lib/command.h"
-#include "lib/proc_stat.h"
 #include "experiments/accept/server_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/command.h"
+#include "lib/proc_stat.h"
 #include "lib/runfiles.h"
 #include "lib/testing/hygiene.h"
 
 namespace spawnlab {
 namespace {
 
-using ::testing::HasSubstr;
 using http::Request;
+using ::testing::HasSubstr;
 
 std::string Server() {
   absl::StatusOr<std::string> p = Runfile("experiments/accept/server");
@@ -115,8 +114,7 @@ std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
                              {{"-", "_"}});
 }
 
-INSTANTIATE_TEST_SUITE_P(All, ServeTest, ::testing::ValuesIn(AllCases()),
-                         CaseName);
+INSTANTIATE_TEST_SUITE_P(All, ServeTest, ::testing::ValuesIn(AllCases()), CaseName);
 
 // ---- faults and hostile clients ---------------------------------------------
 
@@ -187,8 +185,8 @@ class HostileTest : public ::testing::TestWithParam<Case> {
   // Starts the server with `flags`; false (with the test skipped) if the
   // kernel lacks the mechanism.
   bool Start(const std::vector<std::string>& flags) {
-    absl::StatusOr<ServerProcess> s = ServerProcess::Start(Server(), GetParam().model,
-                                                           GetParam().mechanism, 2, 0, flags);
+    absl::StatusOr<ServerProcess> s =
+        ServerProcess::Start(Server(), GetParam().model, GetParam().mechanism, 2, 0, flags);
     if (absl::IsUnimplemented(s.status())) {
       skipped_ = true;
       return false;
@@ -221,12 +219,12 @@ class HostileTest : public ::testing::TestWithParam<Case> {
   bool skipped_ = false;
 };
 
-#define START_OR_SKIP(...)                                          \
-  do {                                                              \
-    if (!Start(__VA_ARGS__)) {                                      \
+#define START_OR_SKIP(...)                                            \
+  do {                                                                \
+    if (!Start(__VA_ARGS__)) {                                        \
       if (skipped_) GTEST_SKIP() << "the kernel lacks the mechanism"; \
-      return;                                                       \
-    }                                                               \
+      return;                                                         \
+    }                                                                 \
   } while (0)
 
 // The mechanisms that hold many connections at once (all but blocking, which
@@ -255,8 +253,8 @@ TEST_P(EventLoopTest, OutOfDescriptorsTheServerPausesAcceptingAndRecovers) {
   usleep(1000000);
   const int64_t used = CpuTicks(server_->children()) - before;
   const int64_t ticks_per_s = sysconf(_SC_CLK_TCK);
-  EXPECT_LT(used, ticks_per_s / 4) << "the server's children used " << used << " of "
-                                   << ticks_per_s << " ticks in one second holding idle clients";
+  EXPECT_LT(used, ticks_per_s / 4) << "the server's children used " << used << " of " << ticks_per_s
+                                   << " ticks in one second holding idle clients";
   for (int fd : held) close(fd);
   // Descriptors are back: the server serves again.
   absl::StatusOr<LoadResult> r = Load(2, /*keep_alive=*/true, 20);
@@ -394,11 +392,9 @@ TEST_P(HostileTest, AtTheConnectionCapClientsWaitAndAreServed) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, EventLoopTest, ::testing::ValuesIn(EventLoopCases()),
-                         CaseName);
+INSTANTIATE_TEST_SUITE_P(All, EventLoopTest, ::testing::ValuesIn(EventLoopCases()), CaseName);
 
-INSTANTIATE_TEST_SUITE_P(All, HostileTest, ::testing::ValuesIn(AllCases()),
-                         CaseName);
+INSTANTIATE_TEST_SUITE_P(All, HostileTest, ::testing::ValuesIn(AllCases()), CaseName);
 
 // A harness killed between starting the server and the server's
 // PR_SET_PDEATHSIG left a server running for ever: with --expect_parent it
@@ -457,8 +453,9 @@ TEST(Server, KillingTheSupervisorTakesTheWorkersWithIt) {
 TEST(Server, DiesWithTheProcessThatStartedIt) {
   absl::StatusOr<Process> helper =
       Command("/bin/sh")
-          .Args({"-c", "\"$0\" --model=shared --mechanism=epoll --workers=2 --port=0 "
-                       "--die_with_parent & echo $!; wait",
+          .Args({"-c",
+                 "\"$0\" --model=shared --mechanism=epoll --workers=2 --port=0 "
+                 "--die_with_parent & echo $!; wait",
                  Server()})
           .Stdout(Stdio::Pipe())
           .Start();
@@ -491,13 +488,9 @@ TEST(Server, BadFlagsAreClearErrors) {
 // Values Abseil's own parser rejects, and flags it does not know, get the
 // same exit code as the values the server checks itself.
 TEST(Server, FlagsTheParserRejectsExitWithTwo) {
-  for (const std::vector<std::string>& args :
-       std::vector<std::vector<std::string>>{{"--idle_timeout=banana"},
-                                             {"--workers", "two"},
-                                             {"--no_such_flag=1"},
-                                             {"--port"}}) {
-    absl::StatusOr<CommandResult> r =
-        Command(Server()).Args(args).Stderr(Stdio::Pipe()).Run();
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--idle_timeout=banana"}, {"--workers", "two"}, {"--no_such_flag=1"}, {"--port"}}) {
+    absl::StatusOr<CommandResult> r = Command(Server()).Args(args).Stderr(Stdio::Pipe()).Run();
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_EQ(r->status.exit_code(), 2) << args[0] << ": " << r->err;
     EXPECT_THAT(r->err, HasSubstr(args[0].substr(0, args[0].find('=')))) << r->err;

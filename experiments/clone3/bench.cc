@@ -25,8 +25,10 @@
 // reads the answers. The parents live for the whole run, so the run is made of
 // rounds (9; 2 with --quick): each round measures every row once, in a
 // shuffled order, so the machine's drift between rounds falls on all rows
-// alike, and each key ratio (each method over vfork) is taken within a round. Each row records its parent's shape
-// (mappings, resident size, page tables, threads) as counters.
+// alike, and each key ratio (each method over vfork) is taken within a round. Each row records its
+// parent's shape (mappings, resident size, page tables, threads) as counters.
+
+#include "lib/bench.h"
 
 #include <cstdint>
 #include <fstream>
@@ -41,7 +43,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "lib/bench.h"
 #include "lib/probes.h"
 #include "lib/spawn.h"
 #include "lib/spawner/driver.h"
@@ -75,9 +76,10 @@ const std::vector<ParentKind>& Parents() {
       {"minimal", "lib/spawner/spawner_minimal", {}, 0},
       {"cxx", "lib/spawner/spawner_cxx", {"--threads=1"}, 0},
       {"1g", "lib/spawner/spawner_minimal", {"--ballast_mib=1024"}, 0},
-      {"1g-touched", "lib/spawner/spawner_minimal", {"--ballast_mib=1024", "--touch"},
-       kGiBInMiB},
-      {"4g-touched", "lib/spawner/spawner_minimal", {"--ballast_mib=4096", "--touch"},
+      {"1g-touched", "lib/spawner/spawner_minimal", {"--ballast_mib=1024", "--touch"}, kGiBInMiB},
+      {"4g-touched",
+       "lib/spawner/spawner_minimal",
+       {"--ballast_mib=4096", "--touch"},
        4 * kGiBInMiB},
   };
   return *parents;
@@ -115,9 +117,9 @@ absl::StatusOr<LiveParent*> GetParent(const ParentKind& parent) {
     const int64_t available = MemAvailableMiB();
     const int64_t needed = parent.touched_mib + 512;
     if (parent.touched_mib > 0 && available >= 0 && available < needed) {
-      live->driver = absl::UnavailableError(absl::StrCat(
-          "parent ", parent.name, " needs ", needed, " MiB free; MemAvailable is ", available,
-          " MiB"));
+      live->driver =
+          absl::UnavailableError(absl::StrCat("parent ", parent.name, " needs ", needed,
+                                              " MiB free; MemAvailable is ", available, " MiB"));
     } else {
       if (parent.touched_mib > 0) {
         std::cerr << "parent " << parent.name << ": touching " << parent.touched_mib << " MiB"
@@ -144,8 +146,9 @@ void BM_Spawn(benchmark::State& state, SpawnMethod method, std::string child,
     if (absl::Status s = ProbeClonePidfd(); !s.ok()) return SkipRow(state, s);
   }
   absl::StatusOr<LiveParent*> p = GetParent(*parent);
-  if (!p.ok()) return absl::IsUnavailable(p.status()) ? SkipRow(state, p.status())
-                                                      : FailRow(state, p.status());
+  if (!p.ok())
+    return absl::IsUnavailable(p.status()) ? SkipRow(state, p.status())
+                                           : FailRow(state, p.status());
   SpawnerDriver& driver = *(*p)->driver;
   // One untimed warm-up per repetition: the child's pages in the page cache,
   // the parent's last spawn's side effects settled.
@@ -218,10 +221,10 @@ void Register(const BenchOptions& options) {
     for (SpawnMethod method : AllSpawnMethods()) {
       for (size_t c = 0; c < std::size(kChildren); ++c) {
         for (bool until_start : {true, false}) {
-          rows.push_back({absl::StrCat("spawn/method:", SpawnMethodName(method), "/child:",
-                                       kChildren[c].name, "/parent:", parent.name,
-                                       "/until:", until_start ? "start" : "exit"),
-                          method, c, &parent, until_start});
+          rows.push_back(
+              {absl::StrCat("spawn/method:", SpawnMethodName(method), "/child:", kChildren[c].name,
+                            "/parent:", parent.name, "/until:", until_start ? "start" : "exit"),
+               method, c, &parent, until_start});
         }
       }
     }

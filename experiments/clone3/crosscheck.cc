@@ -133,8 +133,8 @@ int CloneChild(void*) {
 }
 
 pid_t CloneExec() {
-  pid_t pid = clone(CloneChild, clone_stack + sizeof(clone_stack),
-                    CLONE_VM | CLONE_VFORK | SIGCHLD, nullptr);
+  pid_t pid = clone(CloneChild, clone_stack + sizeof(clone_stack), CLONE_VM | CLONE_VFORK | SIGCHLD,
+                    nullptr);
   if (pid < 0) Die("clone");
   return pid;
 }
@@ -154,9 +154,9 @@ struct Op {
 };
 
 const Op kOps[] = {
-    {"fork-exec", ForkExec, true},       {"vfork-exec", VforkExec, true},
-    {"clone-exec", CloneExec, true},     {"posix_spawn-exec", PosixSpawnExec, true},
-    {"fork-exit", ForkExit, false},      {"vfork-exit", VforkExit, false},
+    {"fork-exec", ForkExec, true},   {"vfork-exec", VforkExec, true},
+    {"clone-exec", CloneExec, true}, {"posix_spawn-exec", PosixSpawnExec, true},
+    {"fork-exit", ForkExit, false},  {"vfork-exit", VforkExit, false},
 };
 
 // The parents, in the order they are measured: as spawnbench's, then with
@@ -221,7 +221,8 @@ void ListRows() {
 
 int main(int argc, char** argv) {
   bool quick = false;
-  std::string out, lock_mode = "wait", child = "lib/children/minimal_child";  // as bazel run sees it
+  std::string out, lock_mode = "wait",
+                   child = "lib/children/minimal_child";  // as bazel run sees it
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") {
@@ -270,15 +271,14 @@ int main(int argc, char** argv) {
   } else if (lock_mode != "none") {
     absl::StatusOr<spawnlab::BenchLock> got = spawnlab::BenchLock::Acquire(
         spawnlab::DefaultBenchLockPath(), "crosscheck",
-        lock_mode == "fail" ? spawnlab::BenchLock::kFail : spawnlab::BenchLock::kWait,
-        &std::cerr);
+        lock_mode == "fail" ? spawnlab::BenchLock::kFail : spawnlab::BenchLock::kWait, &std::cerr);
     if (!got.ok()) {
       fprintf(stderr, "error: %s\n", std::string(got.status().message()).c_str());
       return 3;
     }
     lock.emplace(*std::move(got));
-    lock_story = lock->waited_for().empty() ? "acquired at once"
-                                            : "waited for " + lock->waited_for();
+    lock_story =
+        lock->waited_for().empty() ? "acquired at once" : "waited for " + lock->waited_for();
   }
 
   // Pinned to the last allowed CPU, as the bench is (lib/pin.h).
@@ -302,8 +302,8 @@ int main(int argc, char** argv) {
   child_argv[0] = child.data();
   child_argv[2] = nullptr;
   const int rounds = quick ? 2 : 11;
-  const int lat_n = quick ? 3 : 40;         // per lat_proc repetition
-  const int sb_n = quick ? 3 : 40;          // spawnbench spawns per round: 440 in all
+  const int lat_n = quick ? 3 : 40;        // per lat_proc repetition
+  const int sb_n = quick ? 3 : 40;         // spawnbench spawns per round: 440 in all
   const int64_t mappings = OwnMappings();  // before the ballast
 
   const spawnlab::MachineSample before = spawnlab::SampleMachine();
@@ -313,17 +313,27 @@ int main(int argc, char** argv) {
   auto add = [&](const std::string& name, const std::vector<double>& reps,
                  const std::map<std::string, double>& aggregates, int iterations) {
     for (size_t k = 0; k < reps.size(); ++k) {
-      rows.push_back({{"name", name}, {"run_name", name}, {"run_type", "iteration"},
-                      {"repetitions", reps.size()}, {"repetition_index", k},
-                      {"iterations", iterations}, {"real_time", reps[k]},
-                      {"cpu_time", 0.0}, {"time_unit", "us"}});
+      rows.push_back({{"name", name},
+                      {"run_name", name},
+                      {"run_type", "iteration"},
+                      {"repetitions", reps.size()},
+                      {"repetition_index", k},
+                      {"iterations", iterations},
+                      {"real_time", reps[k]},
+                      {"cpu_time", 0.0},
+                      {"time_unit", "us"}});
     }
     for (const auto& [agg, value] : aggregates) {
-      rows.push_back({{"name", name + "_" + agg}, {"run_name", name},
-                      {"run_type", "aggregate"}, {"aggregate_name", agg},
-                      {"aggregate_unit", "time"}, {"repetitions", reps.size()},
-                      {"iterations", reps.size()}, {"real_time", value},
-                      {"cpu_time", 0.0}, {"time_unit", "us"}});
+      rows.push_back({{"name", name + "_" + agg},
+                      {"run_name", name},
+                      {"run_type", "aggregate"},
+                      {"aggregate_name", agg},
+                      {"aggregate_unit", "time"},
+                      {"repetitions", reps.size()},
+                      {"iterations", reps.size()},
+                      {"real_time", value},
+                      {"cpu_time", 0.0},
+                      {"time_unit", "us"}});
     }
     fprintf(stderr, "%-58s", name.c_str());
     for (const auto& [agg, value] : aggregates) fprintf(stderr, " %s %9.1f us", agg.c_str(), value);

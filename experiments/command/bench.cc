@@ -21,6 +21,8 @@
 //
 // Times are manual, per operation, except build (Google Benchmark's own loop).
 
+#include "lib/bench.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -28,7 +30,6 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
-#include "lib/bench.h"
 #include "lib/command.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"

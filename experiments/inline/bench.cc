@@ -17,12 +17,13 @@
 //   exec/child-opt:O/until:U             the child (lib/children/child.cc)
 //                                        built O = -O0 or -O2, by vfork
 
+#include "lib/bench.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "lib/bench.h"
 #include "lib/bench_spawn.h"
 #include "lib/probes.h"
 #include "lib/runfiles.h"
@@ -33,8 +34,8 @@
 namespace spawnlab {
 namespace {
 
-void BM_Spawner(benchmark::State& state, std::string spawner, SpawnMethod method,
-                std::string child, bool instructions) {
+void BM_Spawner(benchmark::State& state, std::string spawner, SpawnMethod method, std::string child,
+                bool instructions) {
   if (instructions) {
     if (absl::Status s = ProbePerfInstructions(); !s.ok()) return SkipRow(state, s);
   }
@@ -50,8 +51,8 @@ void BM_Spawner(benchmark::State& state, std::string spawner, SpawnMethod method
       break;
     }
     total_instructions += static_cast<double>(t->instructions);
-    state.SetIterationTime(
-        static_cast<double>(instructions ? t->instructions : t->to_exit_ns) * 1e-9);
+    state.SetIterationTime(static_cast<double>(instructions ? t->instructions : t->to_exit_ns) *
+                           1e-9);
   }
   if (instructions && state.iterations() > 0) {
     state.counters["instructions"] = total_instructions / static_cast<double>(state.iterations());

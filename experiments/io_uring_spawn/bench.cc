@@ -17,6 +17,8 @@
 // A strategy the kernel lacks (IORING_OP_WAITID before 6.7, io_uring
 // disabled) is skipped with the reason.
 
+#include "lib/bench.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -24,7 +26,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "experiments/io_uring_spawn/reap.h"
-#include "lib/bench.h"
 #include "lib/probes.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"

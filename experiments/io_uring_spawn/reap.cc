@@ -21,9 +21,9 @@
 namespace spawnlab {
 namespace {
 
-constexpr std::array<ReapStrategy, 5> kAll = {
-    ReapStrategy::kWaitpid, ReapStrategy::kSignalfd, ReapStrategy::kEpollPidfd,
-    ReapStrategy::kUringPoll, ReapStrategy::kUringWaitid};
+constexpr std::array<ReapStrategy, 5> kAll = {ReapStrategy::kWaitpid, ReapStrategy::kSignalfd,
+                                              ReapStrategy::kEpollPidfd, ReapStrategy::kUringPoll,
+                                              ReapStrategy::kUringWaitid};
 
 absl::Status CheckExit(pid_t pid, int status) {
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return absl::OkStatus();
@@ -115,10 +115,10 @@ absl::StatusOr<std::unique_ptr<Reaper>> Reaper::Create(ReapStrategy strategy, in
     case ReapStrategy::kUringWaitid: {
       const int op = strategy == ReapStrategy::kUringPoll ? IORING_OP_POLL_ADD : kIoringOpWaitid;
       if (absl::Status s = ProbeIoUringOpcode(op); !s.ok()) {
-        return absl::Status(s.code(), absl::StrCat(op == kIoringOpWaitid
-                                                       ? "IORING_OP_WAITID (Linux 6.7): "
-                                                       : "IORING_OP_POLL_ADD: ",
-                                                   s.message()));
+        return absl::Status(s.code(),
+                            absl::StrCat(op == kIoringOpWaitid ? "IORING_OP_WAITID (Linux 6.7): "
+                                                               : "IORING_OP_POLL_ADD: ",
+                                         s.message()));
       }
       int err = io_uring_queue_init(static_cast<unsigned>(max_children), &r->ring_, 0);
       if (err < 0) return absl::ErrnoToStatus(-err, "io_uring_queue_init");
@@ -200,8 +200,8 @@ absl::Status Reaper::ReapAllByUring(Batch& batch) {
   for (size_t i = 0; i < n; ++i) {
     struct io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
     if (sqe == nullptr) {
-      return finish(absl::ResourceExhaustedError(absl::StrCat(
-          "io_uring submission queue full at child ", i, " of ", n)));
+      return finish(absl::ResourceExhaustedError(
+          absl::StrCat("io_uring submission queue full at child ", i, " of ", n)));
     }
     if (strategy_ == ReapStrategy::kUringPoll) {
       io_uring_prep_poll_add(sqe, batch.pidfd(i), POLLIN);
@@ -245,9 +245,9 @@ absl::Status Reaper::ReapAllByUring(Batch& batch) {
       if (absl::Status s = ReapOne(batch, i); !s.ok()) return finish(s);
     } else if (infos[i].si_pid != batch.pid(i) || infos[i].si_code != CLD_EXITED ||
                infos[i].si_status != 0) {
-      return finish(absl::InternalError(
-          absl::StrCat("waitid for ", batch.pid(i), " reported pid ", infos[i].si_pid, " code ",
-                       infos[i].si_code, " status ", infos[i].si_status)));
+      return finish(absl::InternalError(absl::StrCat("waitid for ", batch.pid(i), " reported pid ",
+                                                     infos[i].si_pid, " code ", infos[i].si_code,
+                                                     " status ", infos[i].si_status)));
     }
   }
   return absl::OkStatus();

@@ -74,8 +74,7 @@ class Reaper {
  public:
   // Sets up what the strategy needs for batches of up to `max_children`.
   // Unimplemented (with the reason) where the kernel lacks it.
-  static absl::StatusOr<std::unique_ptr<Reaper>> Create(ReapStrategy strategy,
-                                                        int max_children);
+  static absl::StatusOr<std::unique_ptr<Reaper>> Create(ReapStrategy strategy, int max_children);
   ~Reaper();
   // Reaps every child of `batch`; an error if one ended other than exit 0.
   absl::Status ReapAll(Batch& batch);
@@ -83,7 +82,7 @@ class Reaper {
  private:
   Reaper(ReapStrategy s) : strategy_(s) {}
   absl::Status ReapOne(Batch& batch, size_t index);  // waitpid on an exited child
-  absl::Status ReapAllByUring(Batch& batch);        // uring-poll, uring-waitid
+  absl::Status ReapAllByUring(Batch& batch);         // uring-poll, uring-waitid
 
   ReapStrategy strategy_;
   UniqueFd epoll_, signalfd_;

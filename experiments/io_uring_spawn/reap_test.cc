@@ -53,7 +53,8 @@ TEST_P(ReapTest, AFailedChildIsReportedAndStillReaped) {
   absl::StatusOr<std::string> child = Runfile("lib/children/minimal_child");
   testing::Hygiene hygiene;
   {
-    absl::StatusOr<Batch> batch = SpawnBatch(*child, {*child, "-", "3"}, 2, NeedsPidfds(GetParam()));
+    absl::StatusOr<Batch> batch =
+        SpawnBatch(*child, {*child, "-", "3"}, 2, NeedsPidfds(GetParam()));
     ASSERT_TRUE(batch.ok());
     EXPECT_FALSE((*reaper)->ReapAll(*batch).ok());
   }  // the Batch reaps what the reaper left

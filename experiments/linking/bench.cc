@@ -18,13 +18,14 @@
 //                               (//lib/spawner) built two ways, timing itself.
 //                               Counter: parent_mappings.
 
+#include "lib/bench.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "lib/bench.h"
 #include "lib/bench_spawn.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
@@ -82,11 +83,10 @@ void Register(const BenchOptions& options) {
   for (const char* link : {"static", "static-pie", "dynamic", "dynamic-many"}) {
     const std::string child = RunfileOrExit(absl::StrCat("experiments/linking/child_", link));
     for (bool until_start : {true, false}) {
-      Configure(benchmark::RegisterBenchmark(
-                    absl::StrCat("exec/child-link:", link, "/until:",
-                                 until_start ? "start" : "exit")
-                        .c_str(),
-                    BM_ChildExec, child, until_start),
+      Configure(benchmark::RegisterBenchmark(absl::StrCat("exec/child-link:", link,
+                                                          "/until:", until_start ? "start" : "exit")
+                                                 .c_str(),
+                                             BM_ChildExec, child, until_start),
                 options);
     }
   }
@@ -97,15 +97,14 @@ void Register(const BenchOptions& options) {
   for (const char* link : {"static", "dynamic"}) {
     // The static parent is clone3's parent:minimal; the dynamic one this
     // experiment's own, with every Abseil and re2 shared object mapped.
-    const std::string parent = RunfileOrExit(std::string(link) == "static"
-                                                 ? "lib/spawner/spawner_minimal"
-                                                 : "experiments/linking/parent_dynamic");
+    const std::string parent =
+        RunfileOrExit(std::string(link) == "static" ? "lib/spawner/spawner_minimal"
+                                                    : "experiments/linking/parent_dynamic");
     for (SpawnMethod method : {SpawnMethod::kFork, SpawnMethod::kVfork}) {
-      Configure(benchmark::RegisterBenchmark(
-                    absl::StrCat("spawn/parent-link:", link, "/method:", SpawnMethodName(method),
-                                 "/until:exit")
-                        .c_str(),
-                    BM_ParentSpawn, parent, method, minimal),
+      Configure(benchmark::RegisterBenchmark(absl::StrCat("spawn/parent-link:", link, "/method:",
+                                                          SpawnMethodName(method), "/until:exit")
+                                                 .c_str(),
+                                             BM_ParentSpawn, parent, method, minimal),
                 options);
     }
   }

@@ -15,6 +15,8 @@
 // exec (untimed); skipped with the reason where they cannot be dropped.
 // memfd_create and execveat are probed; a kernel without them skips the rows.
 
+#include "lib/bench.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -27,7 +29,6 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "lib/bench.h"
 #include "lib/page_cache.h"
 #include "lib/probes.h"
 #include "lib/runfiles.h"
@@ -50,8 +51,8 @@ absl::StatusOr<UniqueFd> MemfdWithChild(bool sealed) {
     if (n < 0) return absl::ErrnoToStatus(errno, "write to the memfd");
     done += static_cast<size_t>(n);
   }
-  if (sealed && fcntl(fd.get(), F_ADD_SEALS,
-                      F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+  if (sealed &&
+      fcntl(fd.get(), F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
     return absl::ErrnoToStatus(errno, "F_ADD_SEALS");
   }
   return fd;

@@ -8,12 +8,13 @@
 // (dropped with posix_fadvise before every exec, untimed; the row is skipped
 // with the reason where they cannot be dropped). Counter: file_bytes.
 
+#include "lib/bench.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "lib/bench.h"
 #include "lib/page_cache.h"
 #include "lib/runfiles.h"
 #include "lib/timed_spawn.h"
@@ -50,12 +51,12 @@ void Register(const BenchOptions& options) {
   for (const char* variant : {"debug", "default", "stripped"}) {
     const std::string child = RunfileOrExit(absl::StrCat("experiments/strip/child_", variant));
     for (bool cold : {false, true}) {
-      Configure(benchmark::RegisterBenchmark(
-                    absl::StrCat("exec/strip:", variant, "/cache:", cold ? "cold" : "warm",
-                                 "/until:exit")
-                        .c_str(),
-                    BM_Exec, child, cold),
-                options);
+      Configure(
+          benchmark::RegisterBenchmark(
+              absl::StrCat("exec/strip:", variant, "/cache:", cold ? "cold" : "warm", "/until:exit")
+                  .c_str(),
+              BM_Exec, child, cold),
+          options);
     }
   }
 }

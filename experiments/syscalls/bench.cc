@@ -19,6 +19,8 @@
 // 64 descriptors are opened untimed and their closing timed, per close, for a
 // fixed 2000 iterations.
 
+#include "lib/bench.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -36,7 +38,6 @@
 #include "absl/flags/flag.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "lib/bench.h"
 #include "lib/unique_fd.h"
 
 ABSL_FLAG(std::string, disk_dir, "",
@@ -119,10 +120,10 @@ absl::StatusOr<UniqueFd> CachedFile(const ScratchDir& dir) {
   return fd;
 }
 
-#define SCRATCH_OR_SKIP(var, fs)                                 \
-  absl::StatusOr<ScratchDir> var = Scratch(fs);                  \
-  if (!var.ok()) {                                               \
-    return absl::IsUnavailable(var.status()) ? SkipRow(state, var.status()) \
+#define SCRATCH_OR_SKIP(var, fs)                                             \
+  absl::StatusOr<ScratchDir> var = Scratch(fs);                              \
+  if (!var.ok()) {                                                           \
+    return absl::IsUnavailable(var.status()) ? SkipRow(state, var.status())  \
                                              : FailRow(state, var.status()); \
   }
 
@@ -197,7 +198,8 @@ void BM_Chdir(benchmark::State& state) {
   mkdir(a.c_str(), 0755);
   mkdir(b.c_str(), 0755);
   char cwd[4096];
-  if (getcwd(cwd, sizeof(cwd)) == nullptr) return FailRow(state, absl::ErrnoToStatus(errno, "getcwd"));
+  if (getcwd(cwd, sizeof(cwd)) == nullptr)
+    return FailRow(state, absl::ErrnoToStatus(errno, "getcwd"));
   bool flip = false;
   for (auto _ : state) {
     if (chdir((flip = !flip) ? a.c_str() : b.c_str()) != 0) {
@@ -297,8 +299,8 @@ void Register(const BenchOptions& options) {
     add("syscall/op:open-close" + f, BM_OpenClose, fs);
     // Only the closes are timed, so a minimum time would take tens of thousands
     // of iterations, each opening 64 descriptors untimed: a fixed count instead.
-    Configure(benchmark::RegisterBenchmark(("syscall/op:close" + f).c_str(), BM_Close, fs),
-              options, Clock::kManual)
+    Configure(benchmark::RegisterBenchmark(("syscall/op:close" + f).c_str(), BM_Close, fs), options,
+              Clock::kManual)
         ->Iterations(options.quick ? 20 : 2000)
         ->Unit(benchmark::kNanosecond);
     add("syscall/op:read-1k" + f, BM_Read1k, fs);

@@ -31,8 +31,7 @@ absl::StatusOr<SpawnerDriver> SpawnerDriver::Start(const std::string& spawner,
   return driver;
 }
 
-absl::StatusOr<SpawnerDriver> SpawnerDriver::Start(const std::string& spawner,
-                                                   SpawnMethod method,
+absl::StatusOr<SpawnerDriver> SpawnerDriver::Start(const std::string& spawner, SpawnMethod method,
                                                    const std::string& child) {
   return Start(spawner, {std::string(SpawnMethodName(method)), child});
 }
@@ -91,8 +90,7 @@ absl::StatusOr<SpawnerTimes> SpawnerDriver::SpawnOnce() {
   return ReadTimes();
 }
 
-absl::StatusOr<SpawnerTimes> SpawnerDriver::SpawnOnce(SpawnMethod method,
-                                                      absl::string_view child) {
+absl::StatusOr<SpawnerTimes> SpawnerDriver::SpawnOnce(SpawnMethod method, absl::string_view child) {
   if (child.find('\n') != absl::string_view::npos) {
     return absl::InvalidArgumentError("a child path with a newline");
   }

@@ -90,9 +90,9 @@ TEST(SpawnerDriver, TheBallastIsInTheParent) {
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_GE(p->rss_kib, 64 * 1024);
   EXPECT_GE(p->pte_kib, 64 * 1024 / 4 * 8 / 1024);  // 16384 PTEs of 8 bytes
-  EXPECT_FALSE(SpawnerDriver::Start(RunfileOrEmpty("lib/spawner/spawner_minimal"),
-                                    {"--ballast_mib=-1"})
-                   .ok());
+  EXPECT_FALSE(
+      SpawnerDriver::Start(RunfileOrEmpty("lib/spawner/spawner_minimal"), {"--ballast_mib=-1"})
+          .ok());
 }
 
 TEST(SpawnerDriver, ADeadSpawnerIsAnErrorNotASigpipe) {

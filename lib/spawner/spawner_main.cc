@@ -27,8 +27,8 @@
 // (PR_SET_PDEATHSIG), so a killed bench leaves no spawner behind.
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,13 +16,12 @@
 namespace spawnlab {
 namespace testing {
 
-absl::StatusOr<nlohmann::json> RunBench(const std::string& bench,
-                                        std::vector<std::string> args,
+absl::StatusOr<nlohmann::json> RunBench(const std::string& bench, std::vector<std::string> args,
                                         absl::Duration timeout) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   static int runs = 0;
-  std::string out = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/bench-", getpid(), "-",
-                                 ++runs, ".json");
+  std::string out =
+      absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/bench-", getpid(), "-", ++runs, ".json");
   std::vector<std::string> argv = {bench};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back(absl::StrCat("--out=", out));
@@ -52,9 +51,9 @@ absl::Status ValidateBenchJson(const nlohmann::json& json) {
     return absl::InvalidArgumentError("no context or benchmarks block");
   }
   const nlohmann::json& context = json["context"];
-  for (const char* key : {"kernel.release", "cpu.model", "virtualization", "thp.enabled",
-                          "aslr", "glibc", "compiler", "git.revision", "spawnlab.pinned_cpu",
-                          "package.libbenchmark-dev", "probe.clone3"}) {
+  for (const char* key :
+       {"kernel.release", "cpu.model", "virtualization", "thp.enabled", "aslr", "glibc", "compiler",
+        "git.revision", "spawnlab.pinned_cpu", "package.libbenchmark-dev", "probe.clone3"}) {
     if (!context.contains(key)) {
       return absl::InvalidArgumentError(absl::StrCat("context lacks '", key, "'"));
     }

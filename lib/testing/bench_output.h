@@ -23,8 +23,7 @@ namespace testing {
 // Runs `bench` with `args` plus --out=<a file under TEST_TMPDIR>, kills it
 // after `timeout`, and returns the JSON it wrote. An error if it exits
 // non-zero, times out, or writes no valid JSON.
-absl::StatusOr<nlohmann::json> RunBench(const std::string& bench,
-                                        std::vector<std::string> args,
+absl::StatusOr<nlohmann::json> RunBench(const std::string& bench, std::vector<std::string> args,
                                         absl::Duration timeout);
 
 // The checks every bench's output must pass: a `context` with the

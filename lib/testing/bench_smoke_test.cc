@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "lib/bench_name.h"
@@ -38,8 +38,7 @@ TEST(BenchSmoke, QuickRunWritesValidJson) {
   absl::Status valid = spawnlab::testing::ValidateBenchJson(*json);
   EXPECT_TRUE(valid.ok()) << valid;
   // The rows that were measured (skipped and failed rows have no times).
-  const std::map<std::string, std::vector<double>> measured_rows =
-      spawnlab::RepetitionTimes(*json);
+  const std::map<std::string, std::vector<double>> measured_rows = spawnlab::RepetitionTimes(*json);
   for (const std::string& expectation : expected) {
     // "REGEX if probe.KEY": the rows depend on a kernel or machine feature.
     // Where the run's context says the probe passed ("ok"), one must be
