@@ -535,6 +535,57 @@ std::string ExperimentReport(const std::string& experiment, const ReportSpec& sp
 
 // ---- Index and ledger -----------------------------------------------------
 
+// Each kernel feature the probes tried (context `probe.NAME`, and the release
+// that added it, `probe.NAME.since`), against each kernel and host: the
+// matrix a new kernel release is checked against.
+std::string FeatureMatrix(const std::vector<const ResultsFile*>& files) {
+  std::vector<std::pair<std::string, std::string>> machines;  // kernel, host
+  std::map<std::pair<std::string, std::string>, const ResultsFile*> first;
+  std::map<std::string, std::string> since;  // feature -> release
+  for (const ResultsFile* f : files) {
+    const std::pair<std::string, std::string> m{f->kernel(), f->host()};
+    bool has_probes = false;
+    for (const auto& [key, value] : f->context) {
+      if (!absl::StartsWith(key, "probe.")) continue;
+      has_probes = true;
+      std::string name = key.substr(6);
+      if (absl::EndsWith(name, ".since")) {
+        since[name.substr(0, name.size() - 6)] = value;
+      } else {
+        since.emplace(name, "");
+      }
+    }
+    if (has_probes && !first.count(m)) {
+      first[m] = f;
+      machines.push_back(m);
+    }
+  }
+  if (since.empty()) return "";
+  std::string out = absl::StrCat(
+      "\n## Kernel features\n\nWhat the probes (`lib/probes.h`) found, by trying each feature: ",
+      "*yes*, or *no* with the reason. A row measured with a missing feature is skipped, ",
+      "not failed.\n\n| feature | added in |");
+  std::string rule = "|---|---|";
+  for (const auto& [kernel, host] : machines) {
+    absl::StrAppend(&out, " ", Cell(kernel), " on ", Cell(host), " |");
+    absl::StrAppend(&rule, "---|");
+  }
+  absl::StrAppend(&out, "\n", rule, "\n");
+  for (const auto& [name, release] : since) {
+    absl::StrAppend(&out, "| `", Cell(name), "` | ", release.empty() ? "—" : Cell(release), " |");
+    for (const auto& m : machines) {
+      auto it = first[m]->context.find("probe." + name);
+      absl::StrAppend(&out, " ",
+                      it == first[m]->context.end() ? "not probed"
+                      : it->second == "ok"          ? "yes"
+                                                    : absl::StrCat("no: ", Cell(it->second)),
+                      " |");
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  return out;
+}
+
 std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet& set,
                   const std::map<std::string, int>& verdict_counts) {
   std::string out =
@@ -561,6 +612,7 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
   for (const auto& [key, m] : machines) {
     absl::StrAppend(&out, m.first, absl::StrJoin(m.second, ", "), " |\n");
   }
+  absl::StrAppend(&out, FeatureMatrix(files));
   absl::StrAppend(&out, "\n## Experiments\n\n",
                   "| experiment | kernel | host | run | started | ended | noisy | rows | measured "
                   "| skipped | failed | report |\n",

@@ -79,6 +79,12 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   EXPECT_THAT(index, HasSubstr("Test CPU"));
   EXPECT_THAT(index, HasSubstr("| clone3 | 6.1.0-test |"));
   EXPECT_THAT(index, HasSubstr("the kernel lacks it (ENOSYS)"));  // skipped rows and why
+  // The kernel-feature matrix: each probe, the release that added it, and what
+  // each kernel had (6.2's fixture predates the releases in the record).
+  EXPECT_THAT(index, HasSubstr("| feature | added in | 6.1.0-test on testhost | 6.2.0-test on "
+                               "testhost |\n|---|---|---|---|\n| `clone3` | Linux 5.3 | yes | yes |\n"
+                               "| `io_uring_waitid` | Linux 6.7 | no: io_uring: opcode 50 is not "
+                               "supported (it needs Linux 6.7) | not probed |\n"));
   EXPECT_THAT(clone3, HasSubstr("```mermaid\nxychart-beta"));
   // Time axes start at zero (fixture: vfork 404-424 µs; the top 10% above
   // the largest, to two figures: 470).

@@ -267,8 +267,9 @@ std::map<std::string, std::string> CollectEnvironment() {
     std::string v = DebianPackageVersion(pkg);
     env[absl::StrCat("package.", pkg)] = v.empty() ? "not installed" : v;
   }
-  for (const auto& [name, status] : AllProbes()) {
-    env[absl::StrCat("probe.", name)] = status.ok() ? "ok" : std::string(status.message());
+  for (const ProbeResult& p : AllProbes()) {
+    env[absl::StrCat("probe.", p.name)] = p.status.ok() ? "ok" : std::string(p.status.message());
+    env[absl::StrCat("probe.", p.name, ".since")] = p.since;
   }
   return env;
 }

@@ -13,12 +13,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "lib/clone3.h"
 #include "lib/unique_fd.h"
 
@@ -42,7 +45,7 @@ absl::Status Missing(absl::string_view feature, int err, absl::string_view since
                          "): a seccomp filter, an LSM or a sysctl forbids it");
       break;
     default:
-      why = absl::StrCat("failed with ", strerrorname_np(err), " (", strerror(err), ")");
+      why = absl::StrCat("failed with ", strerrorname_np(err));
   }
   return absl::ErrnoToStatus(err, absl::StrCat(feature, ": ", why));
 }
@@ -115,7 +118,24 @@ absl::Status ProbeCloneIntoCgroup() {
       return new absl::Status(absl::FailedPreconditionError(
           "CLONE_INTO_CGROUP: this process is in no cgroup v2 hierarchy"));
     }
-    std::string dir = absl::StrCat("/sys/fs/cgroup", path);
+    // Where cgroup2 is mounted: /sys/fs/cgroup on a unified host, elsewhere
+    // (systemd's hybrid layout: /sys/fs/cgroup/unified) beside cgroup v1.
+    std::string mount;
+    std::ifstream mountinfo("/proc/self/mountinfo");
+    while (std::getline(mountinfo, line)) {
+      // "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS ... - FSTYPE SOURCE SUPER"
+      std::vector<std::string> f = absl::StrSplit(line, ' ');
+      auto dash = std::find(f.begin(), f.end(), "-");
+      if (f.size() > 4 && dash != f.end() && dash + 1 != f.end() && *(dash + 1) == "cgroup2") {
+        mount = f[4];
+        break;
+      }
+    }
+    if (mount.empty()) {
+      return new absl::Status(absl::FailedPreconditionError(
+          "CLONE_INTO_CGROUP: no cgroup v2 hierarchy is mounted (/proc/self/mountinfo)"));
+    }
+    std::string dir = path == "/" ? mount : absl::StrCat(mount, path);
     UniqueFd fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!fd.valid()) {
       return new absl::Status(
@@ -235,17 +255,18 @@ absl::Status ProbePerfInstructions() {
   return *result;
 }
 
-std::vector<std::pair<std::string, absl::Status>> AllProbes() {
+std::vector<ProbeResult> AllProbes() {
   return {
-      {"clone3", ProbeClone3()},
-      {"clone_pidfd", ProbeClonePidfd()},
-      {"clone_into_cgroup", ProbeCloneIntoCgroup()},
-      {"clone_clear_sighand", ProbeCloneClearSighand()},
-      {"pidfd_open", ProbePidfdOpen()},
-      {"io_uring", ProbeIoUring()},
-      {"memfd_create", ProbeMemfdCreate()},
-      {"execveat", ProbeExecveat()},
-      {"perf_instructions", ProbePerfInstructions()},
+      {"clone3", "Linux 5.3", ProbeClone3()},
+      {"clone_pidfd", "Linux 5.3", ProbeClonePidfd()},
+      {"clone_clear_sighand", "Linux 5.5", ProbeCloneClearSighand()},
+      {"clone_into_cgroup", "Linux 5.7", ProbeCloneIntoCgroup()},
+      {"pidfd_open", "Linux 5.3", ProbePidfdOpen()},
+      {"io_uring", "Linux 5.1", ProbeIoUring()},
+      {"io_uring_waitid", "Linux 6.7", ProbeIoUringOpcode(kIoringOpWaitid)},
+      {"memfd_create", "Linux 3.17", ProbeMemfdCreate()},
+      {"execveat", "Linux 3.19", ProbeExecveat()},
+      {"perf_instructions", "Linux 2.6.31", ProbePerfInstructions()},
   };
 }
 

@@ -36,9 +36,21 @@ absl::Status ProbePerfInstructions();         // perf_event_open of retired inst
 // fails. Enable and read it with the PERF_EVENT_IOC_* ioctls.
 UniqueFd OpenInstructionCounter();
 
-// Every probe above but the per-opcode one, by name ("clone3", ...), for the
-// environment record.
-std::vector<std::pair<std::string, absl::Status>> AllProbes();
+// The io_uring opcode IORING_OP_WAITID (Linux 6.7): liburing 2.3 predates it,
+// so its number is written here, from the kernel's include/uapi/linux/io_uring.h.
+inline constexpr int kIoringOpWaitid = 50;
+
+// A kernel feature, the release that added it, and whether this kernel has it.
+struct ProbeResult {
+  std::string name;   // "clone3"
+  std::string since;  // "Linux 5.3"
+  absl::Status status;
+};
+
+// Every feature spawnlab probes, for the environment record (`probe.NAME` and
+// `probe.NAME.since`) and the report's kernel-feature matrix. A new kernel
+// interface starts here: its probe, and a line below with the release.
+std::vector<ProbeResult> AllProbes();
 
 }  // namespace spawnlab
 

@@ -13,6 +13,7 @@
 
 #include <cstdio>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/testing/hygiene.h"
 
@@ -29,10 +30,11 @@ std::pair<int, int> KernelVersion() {
 
 TEST(Probes, EveryProbeAnswersWithAReasonWhenItFails) {
   testing::Hygiene hygiene;
-  for (const auto& [name, status] : AllProbes()) {
-    SCOPED_TRACE(name);
-    if (!status.ok()) {
-      EXPECT_FALSE(status.message().empty());
+  for (const ProbeResult& p : AllProbes()) {
+    SCOPED_TRACE(p.name);
+    EXPECT_THAT(p.since, ::testing::MatchesRegex("Linux [0-9]+\\.[0-9]+(\\.[0-9]+)?"));
+    if (!p.status.ok()) {
+      EXPECT_FALSE(p.status.message().empty());
     }
   }
   EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();

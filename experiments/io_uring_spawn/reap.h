@@ -31,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "lib/probes.h"
 #include "lib/unique_fd.h"
 
 namespace spawnlab {
@@ -41,9 +42,7 @@ absl::Span<const ReapStrategy> AllReapStrategies();
 absl::string_view ReapStrategyName(ReapStrategy s);
 bool NeedsPidfds(ReapStrategy s);
 
-// The kernel's number for IORING_OP_WAITID (include/uapi/linux/io_uring.h,
-// Linux 6.7), absent from liburing 2.3's headers.
-inline constexpr int kIoringOpWaitid = 50;
+// IORING_OP_WAITID's number is kIoringOpWaitid, in lib/probes.h.
 
 // A batch of children to reap: their pids, and their pidfds where the
 // strategy needs them. Destroying a batch kills and reaps what is left.
