@@ -63,9 +63,13 @@ std::string RunConditions(const ResultsFile& f) {
       "| the bench's involuntary context switches | ", Ctx(f, "run.involuntary_switches"), " |\n",
       "| bench lock | ", Ctx(f, "run.lock"), " |\n");
   if (Ctx(f, "spawnlab.canary.row") != "—") {
-    absl::StrAppend(&out, "| drift canary | `", Ctx(f, "spawnlab.canary.row"), "` moved ",
-                    Ctx(f, "spawnlab.canary.drift_pct"), "% (last half against first half of ",
-                    "its rounds) |\n");
+    const std::string drift = Ctx(f, "spawnlab.canary.drift_pct");
+    absl::StrAppend(&out, "| drift canary | `", Ctx(f, "spawnlab.canary.row"), "` ",
+                    absl::StartsWith(drift, "unknown")
+                        ? drift
+                        : absl::StrCat("moved ", drift, "% (last half against first half of ",
+                                       "its rounds)"),
+                    " |\n");
   }
   absl::StrAppend(&out, "| noisy | ", Ctx(f, "run.noisy"),
                   " (thresholds: README, \"Noisy runs\") |\n\n");

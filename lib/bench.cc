@@ -605,9 +605,12 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   if (!bench_defaults.canary_row.empty()) {
     drift = CanaryDriftPct(doc, bench_defaults.canary_row);
     context["spawnlab.canary.row"] = bench_defaults.canary_row;
-    context["spawnlab.canary.drift_pct"] = drift < 0 ? "unknown" : absl::StrFormat("%.2f", drift);
     auto times = RepetitionTimes(doc);
     auto it = times.find(bench_defaults.canary_row);
+    context["spawnlab.canary.drift_pct"] =
+        drift >= 0          ? absl::StrFormat("%.2f", drift)
+        : it == times.end() ? "unknown: the canary row did not run (a filter left it out?)"
+                            : "unknown: fewer than 4 rounds";
     if (it != times.end()) {
       std::vector<std::string> series;
       for (double t : it->second) series.push_back(absl::StrFormat("%.4g", t));

@@ -50,4 +50,9 @@ void Register(const spawnlab::BenchOptions& options) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return spawnlab::BenchMain(argc, argv, "fixture", Register); }
+int main(int argc, char** argv) {
+  spawnlab::BenchDefaults defaults;
+  defaults.random_interleaving = true;
+  defaults.canary_row = "fixture/op:clock";
+  return spawnlab::BenchMain(argc, argv, "fixture", Register, defaults);
+}

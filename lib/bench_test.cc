@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "lib/bench_lock.h"
@@ -120,6 +121,24 @@ TEST(Bench, RecordsTheRunsConditionsAsStrictJson) {
   EXPECT_LE(c["run.start"].get<std::string>(), c["run.end"].get<std::string>());
   EXPECT_EQ(c["run.lock"], "acquired at once");
   EXPECT_EQ(c["spawnlab.run_kind"], "quick");
+  // The canary's drift needs 4 rounds or more; a quick run has 2, and says so.
+  EXPECT_EQ(c["spawnlab.canary.row"], "fixture/op:clock");
+  EXPECT_EQ(c["spawnlab.canary.drift_pct"], "unknown: fewer than 4 rounds");
+}
+
+// The drift canary: a number over enough rounds (4 here).
+TEST(Bench, TheCanarySaysHowFarItDriftedOrWhyItCannot) {
+  const std::string out = absl::StrCat(TmpDir(), "/canary.json");
+  ASSERT_EQ(RunFixture({absl::StrCat("--out=", out), "--benchmark_repetitions=4",
+                        "--benchmark_min_time=0.001"}),
+            0);
+  nlohmann::json doc = nlohmann::json::parse(ReadAll(out), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  double drift = -1;
+  EXPECT_TRUE(absl::SimpleAtod(doc["context"]["spawnlab.canary.drift_pct"].get<std::string>(),
+                               &drift))
+      << doc["context"]["spawnlab.canary.drift_pct"];
+  EXPECT_GE(drift, 0);
 }
 
 TEST(Bench, DefaultPathIsUnderTheWorkspaceResultsByKernelAndHost) {

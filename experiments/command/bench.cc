@@ -179,5 +179,7 @@ void Register(const BenchOptions& options) {
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
   defaults.random_interleaving = true;  // no per-row setup to repeat
+  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  defaults.canary_row = "command/api:vfork/child:minimal/op:run";
   return spawnlab::BenchMain(argc, argv, "command", spawnlab::Register, defaults);
 }

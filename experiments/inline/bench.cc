@@ -100,5 +100,7 @@ void Register(const BenchOptions& options) {
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
   defaults.random_interleaving = true;
+  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  defaults.canary_row = "spawn/inline:default/method:vfork/until:exit";
   return spawnlab::BenchMain(argc, argv, "inline", spawnlab::Register, defaults);
 }

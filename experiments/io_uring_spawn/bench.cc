@@ -122,5 +122,7 @@ void Register(const BenchOptions& options) {
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
   defaults.random_interleaving = true;
+  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  defaults.canary_row = "spawn/method:vfork/children:16";
   return spawnlab::BenchMain(argc, argv, "io_uring_spawn", spawnlab::Register, defaults);
 }

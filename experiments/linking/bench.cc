@@ -116,5 +116,7 @@ void Register(const BenchOptions& options) {
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
   defaults.random_interleaving = true;  // each repetition sets up its own child or parent
+  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  defaults.canary_row = "spawn/parent-link:static/method:vfork/until:exit";
   return spawnlab::BenchMain(argc, argv, "linking", spawnlab::Register, defaults);
 }

@@ -137,5 +137,7 @@ void Register(const BenchOptions& options) {
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
   defaults.random_interleaving = true;
+  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  defaults.canary_row = "exec/source:path/cache:warm/until:exit";
   return spawnlab::BenchMain(argc, argv, "memfd", spawnlab::Register, defaults);
 }

@@ -324,5 +324,7 @@ int main(int argc, char** argv) {
   spawnlab::saved_argv = argv;
   spawnlab::BenchDefaults defaults;
   defaults.random_interleaving = true;  // no per-row setup to repeat
+  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  defaults.canary_row = "syscall/op:getpid/via:syscall";
   return spawnlab::BenchMain(argc, argv, "syscalls", spawnlab::Register, defaults);
 }
