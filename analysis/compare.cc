@@ -45,18 +45,48 @@ Comparison CompareResults(const ResultsFile& old_file, const ResultsFile& new_fi
   return c;
 }
 
-std::string FormatComparison(const Comparison& c) {
+absl::StatusOr<ResultsFile> NormaliseByCanary(const ResultsFile& f) {
+  auto it = f.context.find("spawnlab.canary.row");
+  if (it == f.context.end()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(f.path, ": the run names no canary row (spawnlab.canary.row)"));
+  }
+  const Series* canary = f.Find(it->second);
+  if (canary == nullptr || !canary->measured() || canary->samples_ns.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(f.path, ": its canary row ", it->second, " was not measured"));
+  }
+  ResultsFile out = f;
+  for (Series& s : out.series) {
+    if (!s.measured()) continue;
+    std::vector<double> ratios;
+    for (size_t k = 0; k < s.samples_ns.size() && k < canary->samples_ns.size(); ++k) {
+      if (canary->samples_ns[k] > 0) ratios.push_back(s.samples_ns[k] / canary->samples_ns[k]);
+    }
+    s.samples_ns = ratios;
+    s.aggregate_ns.clear();  // from the ratios, not the times
+    if (ratios.empty()) s.error = "no repetition to pair with the canary's";
+  }
+  return out;
+}
+
+std::string FormatComparison(const Comparison& c, const std::string& normalised_by) {
+  const bool ratio = !normalised_by.empty();
+  auto figure = [&](double v) {
+    return ratio ? absl::StrFormat("%.4g", v) : FormatNanos(v);
+  };
   std::string out =
-      "| benchmark | old | new | change | U test p | reps (old/new) |\n"
-      "|---|---:|---:|---:|---:|---|\n";
+      absl::StrCat("| benchmark | old", ratio ? " (x canary)" : "", " | new",
+                   ratio ? " (x canary)" : "", " | change | U test p | reps (old/new) |\n",
+                   "|---|---:|---:|---:|---:|---|\n");
   int weak = 0;
   for (const CompareRow& r : c.rows) {
     const bool few = r.old_n < kMinRepetitionsForUTest || r.new_n < kMinRepetitionsForUTest;
     weak += few;
     std::string p = FormatPValue(r.p_value);
     if (!std::isnan(r.p_value) && r.p_value < 0.05 && !few) p += " (significant)";
-    absl::StrAppend(&out, "| `", r.name, "` | ", FormatNanos(r.old_median_ns), " | ",
-                    FormatNanos(r.new_median_ns), " | ", absl::StrFormat("%+.2f%%", r.change * 100),
+    absl::StrAppend(&out, "| `", r.name, "` | ", figure(r.old_median_ns), " | ",
+                    figure(r.new_median_ns), " | ", absl::StrFormat("%+.2f%%", r.change * 100),
                     " | ", p, " | ", r.old_n, "/", r.new_n, few ? " (fewer than 9)" : "", " |\n");
   }
   int tested = 0, differ = 0;
@@ -68,10 +98,15 @@ std::string FormatComparison(const Comparison& c) {
     ++tested;
     differ += r.p_value < 0.05;
   }
-  absl::StrAppend(&out, "\n", differ, " of ", tested,
-                  " benchmarks with enough repetitions differ (U test p < 0.05); on the raw "
-                  "times, which the machine's drift between the two runs moves (--ratios=DIM:VALUE "
-                  "compares drift-free ratios).\n");
+  absl::StrAppend(
+      &out, "\n", differ, " of ", tested,
+      " benchmarks with enough repetitions differ (U test p < 0.05); ",
+      ratio ? absl::StrCat("on each row's time over the canary `", normalised_by,
+                           "` of the same round, which the drift of the machine cancels in "
+                           "(the raw times: without --canary).\n")
+            : "on the raw times, which the machine's drift between the two runs moves "
+              "(--canary compares each row over its run's canary; --ratios=DIM:VALUE over its "
+              "paired baseline).\n");
   absl::StrAppend(&out, "\nGeometric mean of new/old: ",
                   std::isnan(c.geomean_ratio) ? "n/a"
                                               : absl::StrFormat("%.4f (%+.2f%%)", c.geomean_ratio,

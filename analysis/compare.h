@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "analysis/results.h"
 #include "lib/bench_results.h"
 #include "nlohmann/json.hpp"
@@ -36,8 +37,18 @@ struct Comparison {
 
 Comparison CompareResults(const ResultsFile& old_file, const ResultsFile& new_file);
 
-// The comparison as a markdown table with a summary and warnings.
-std::string FormatComparison(const Comparison& c);
+// The comparison as a markdown table with a summary and warnings. With
+// `normalised_by` (a canary row, NormaliseByCanary), the figures are ratios to
+// it, and the summary says so.
+std::string FormatComparison(const Comparison& c, const std::string& normalised_by = "");
+
+// The file with every row's repetitions divided by its run's canary
+// (`spawnlab.canary.row`) of the same round: repetition k of a row over
+// repetition k of the canary, which ran in the same round of an interleaved
+// run, so the drift that moves a whole round cancels. Times become unitless
+// ratios (the canary's own are all 1). FailedPrecondition if the run names no
+// canary or it was not measured.
+absl::StatusOr<ResultsFile> NormaliseByCanary(const ResultsFile& f);
 
 // What differs between the two runs' machines (kernel, glibc, CPU, THP,
 // mitigations, ...): "" when nothing does.

@@ -8,6 +8,9 @@
 // machine's drift between the runs does not move. Relative paths are taken
 // from the directory bazel run was started in.
 //
+// --canary: each row over its run's drift canary of the same round
+// (NormaliseByCanary), for benches that name one.
+//
 // --self_check: the two files are two runs of the same code (see `bazel run
 // //:suite -- --self_check`): prints the reproducibility table against its
 // targets, and exits 0 if they are met, 3 if not.
@@ -31,10 +34,13 @@ int main(int argc, char** argv) {
   std::optional<spawnlab::RatioBaseline> ratios;
   std::vector<std::string> files;
   bool self_check = false;
+  bool canary = false;
   for (int i = 1; i < argc; ++i) {
     absl::string_view a = argv[i];
     if (a == "--self_check") {
       self_check = true;
+    } else if (a == "--canary") {
+      canary = true;
     } else if (absl::ConsumePrefix(&a, "--ratios=")) {
       std::vector<std::string> dv = absl::StrSplit(a, absl::MaxSplits(':', 1));
       if (dv.size() != 2 || dv[0].empty() || dv[1].empty()) {
@@ -49,8 +55,12 @@ int main(int argc, char** argv) {
       files.emplace_back(a);
     }
   }
+  if (canary && ratios) {
+    std::cerr << "error: --canary and --ratios are two ways to normalise: give one\n";
+    return 2;
+  }
   if (files.size() != 2) {
-    std::cerr << "usage: compare [--ratios=DIM:VALUE] [--self_check] OLD.json NEW.json\n";
+    std::cerr << "usage: compare [--ratios=DIM:VALUE | --canary] [--self_check] OLD.json NEW.json\n";
     return 2;
   }
   const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
@@ -86,6 +96,24 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::cout << analysis::FormatRatioComparison(c, *ratios);
+    return 0;
+  }
+  if (canary) {
+    absl::StatusOr<analysis::ResultsFile> o = analysis::NormaliseByCanary(*old_file);
+    absl::StatusOr<analysis::ResultsFile> n = analysis::NormaliseByCanary(*new_file);
+    for (const auto* f : {&o, &n}) {
+      if (!f->ok()) {
+        std::cerr << "error: " << f->status().message() << "\n";
+        return 1;
+      }
+    }
+    const std::string row = old_file->context.at("spawnlab.canary.row");
+    if (new_file->context.at("spawnlab.canary.row") != row) {
+      std::cerr << "error: the two runs have different canaries (" << row << ", "
+                << new_file->context.at("spawnlab.canary.row") << ")\n";
+      return 1;
+    }
+    std::cout << analysis::FormatComparison(analysis::CompareResults(*o, *n), row);
     return 0;
   }
   std::cout << analysis::FormatComparison(analysis::CompareResults(*old_file, *new_file));

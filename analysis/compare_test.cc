@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
@@ -125,6 +126,59 @@ TEST(SelfCheck, ARatioThatMovesMissesTheTargetUnlessARunIsNoisy) {
   Reproducibility noisy = Check(TwoRows(1, 1), TwoRows(1, 1.15, /*noisy=*/true));
   EXPECT_TRUE(noisy.noisy);
   EXPECT_FALSE(noisy.meets_targets);
+}
+
+// A run made in rounds where the whole machine was 20% slower in the second
+// run: every raw row "differs", every row over its canary of the same round
+// does not.
+std::string RoundsRun(double slow, const char* canary = "x/op:canary") {
+  std::string rows;
+  for (const char* name : {"x/op:canary", "x/op:a"}) {
+    for (int k = 0; k < 9; ++k) {
+      // Each round drifts a little; the rows of one round drift together.
+      const double base = std::string(name) == "x/op:a" ? 3000 : 1000;
+      const double t = base * slow * (1 + 0.01 * ((k * 7) % 5));
+      absl::StrAppend(&rows, rows.empty() ? "" : ",", R"({"name": ")", name,
+                      R"(", "run_name": ")", name,
+                      R"(", "run_type": "iteration", "repetitions": 9, "repetition_index": )", k,
+                      R"(, "real_time": )", t, R"(, "time_unit": "ns"})");
+    }
+  }
+  return absl::StrCat(R"({"context": {"spawnlab.canary.row": ")", canary,
+                      R"("}, "benchmarks": [)", rows, "]}");
+}
+
+TEST(Compare, ByCanaryTheDriftOfTheWholeMachineCancels) {
+  absl::StatusOr<ResultsFile> older = ParseResults(RoundsRun(1.0), "old.json");
+  absl::StatusOr<ResultsFile> newer = ParseResults(RoundsRun(1.2), "new.json");
+  ASSERT_TRUE(older.ok() && newer.ok());
+  Comparison raw = CompareResults(*older, *newer);
+  ASSERT_EQ(raw.rows.size(), 2u);
+  EXPECT_LT(raw.rows[1].p_value, 0.05);
+  EXPECT_NEAR(raw.rows[1].change, 0.2, 1e-9);
+  absl::StatusOr<ResultsFile> o = NormaliseByCanary(*older);
+  absl::StatusOr<ResultsFile> n = NormaliseByCanary(*newer);
+  ASSERT_TRUE(o.ok() && n.ok()) << o.status() << n.status();
+  Comparison normal = CompareResults(*o, *n);
+  ASSERT_EQ(normal.rows.size(), 2u);
+  EXPECT_NEAR(normal.rows[1].old_median_ns, 3.0, 1e-9);  // a over the canary, each round
+  EXPECT_NEAR(normal.rows[1].change, 0, 1e-9);
+  EXPECT_GT(normal.rows[1].p_value, 0.05);
+  const std::string text = FormatComparison(normal, "x/op:canary");
+  EXPECT_THAT(text, HasSubstr("| old (x canary) | new (x canary) |"));
+  EXPECT_THAT(text, HasSubstr("| `x/op:a` | 3 | 3 | +0.00% |"));
+  EXPECT_THAT(text, HasSubstr("0 of 2 benchmarks with enough repetitions differ"));
+  EXPECT_THAT(text, HasSubstr("over the canary `x/op:canary`"));
+}
+
+TEST(Compare, ByCanaryNeedsARunThatNamesAMeasuredOne) {
+  absl::StatusOr<ResultsFile> none = ParseResults(R"({"benchmarks": []})", "none.json");
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(NormaliseByCanary(*none).status().code(), absl::StatusCode::kFailedPrecondition);
+  absl::StatusOr<ResultsFile> missing = ParseResults(RoundsRun(1.0, "x/op:gone"), "missing.json");
+  ASSERT_TRUE(missing.ok());
+  EXPECT_THAT(std::string(NormaliseByCanary(*missing).status().message()),
+              HasSubstr("its canary row x/op:gone was not measured"));
 }
 
 }  // namespace
