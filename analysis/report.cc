@@ -64,12 +64,12 @@ std::string RunConditions(const ResultsFile& f) {
       "| bench lock | ", Ctx(f, "run.lock"), " |\n");
   if (Ctx(f, "spawnlab.canary.row") != "—") {
     const std::string drift = Ctx(f, "spawnlab.canary.drift_pct");
-    absl::StrAppend(&out, "| drift canary | `", Ctx(f, "spawnlab.canary.row"), "` ",
-                    absl::StartsWith(drift, "unknown")
-                        ? drift
-                        : absl::StrCat("moved ", drift, "% (last half against first half of ",
-                                       "its rounds)"),
-                    " |\n");
+    absl::StrAppend(
+        &out, "| drift canary | `", Ctx(f, "spawnlab.canary.row"), "` ",
+        absl::StartsWith(drift, "unknown")
+            ? drift
+            : absl::StrCat("moved ", drift, "% (last half against first half of ", "its rounds)"),
+        " |\n");
   }
   absl::StrAppend(&out, "| noisy | ", Ctx(f, "run.noisy"),
                   " (thresholds: README, \"Noisy runs\") |\n\n");
@@ -100,16 +100,6 @@ double AxisTop(double max) {
   const double x = max * 1.1;
   const double p = std::pow(10.0, std::floor(std::log10(x)) - 1);
   return std::ceil(x / p) * p;
-}
-
-// Whether a parsed row is one a selector picks.
-bool Selected(const RowSelector& sel, const Series& s) {
-  if (s.parsed.family != sel.family) return false;
-  for (const auto& [dim, value] : sel.fixed) {
-    auto it = s.parsed.dims.find(dim);
-    if (it == s.parsed.dims.end() || it->second != value) return false;
-  }
-  return true;
 }
 
 std::string Xml(absl::string_view s) {
@@ -209,7 +199,7 @@ std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::st
     std::vector<std::string> splits;
     std::map<std::string, std::vector<std::pair<std::string, std::vector<double>>>> bars;
     for (const Series& s : f.series) {
-      if (!s.measured() || !Selected(spec.rows, s) || !s.parsed.dims.count(spec.x)) continue;
+      if (!s.measured() || !Selects(spec.rows, s.parsed) || !s.parsed.dims.count(spec.x)) continue;
       std::string split = spec.split.empty() || !s.parsed.dims.count(spec.split)
                               ? ""
                               : absl::StrCat(spec.split, ": ", s.parsed.dims.at(spec.split), " — ");
@@ -380,7 +370,7 @@ std::string CounterTables(const ResultsFile& f, const ReportSpec& spec) {
   for (const CounterTableSpec& t : spec.counters) {
     std::string rows;
     for (const Series& s : f.series) {
-      if (!s.measured() || !Selected(t.rows, s)) continue;
+      if (!s.measured() || !Selects(t.rows, s.parsed)) continue;
       absl::StrAppend(&rows, "| `", s.name, "` |");
       for (const std::string& name : t.names) {
         std::vector<double> v = s.Samples(absl::StrCat("counter:", name));

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -250,40 +251,43 @@ absl::StatusOr<std::map<std::string, ReportSpec>> LoadReportSpecs(const std::str
   return specs;
 }
 
-bool Selects(const RowSelector& selector, absl::string_view row) {
-  absl::StatusOr<spawnlab::BenchName> name = spawnlab::ParseBenchName(row);
-  if (!name.ok() || name->family != selector.family) return false;
+bool Selects(const RowSelector& selector, const spawnlab::BenchName& row) {
+  if (row.family != selector.family) return false;
   for (const auto& [dim, value] : selector.fixed) {
-    auto it = name->dims.find(dim);
-    if (it == name->dims.end() || it->second != value) return false;
+    auto it = row.dims.find(dim);
+    if (it == row.dims.end() || it->second != value) return false;
   }
   return true;
+}
+
+bool Selects(const RowSelector& selector, absl::string_view row) {
+  absl::StatusOr<spawnlab::BenchName> name = spawnlab::ParseBenchName(row);
+  return name.ok() && Selects(selector, *name);
 }
 
 std::vector<std::string> CheckSpecRows(const ReportSpec& spec,
                                        const std::vector<std::string>& bench_rows,
                                        const std::vector<std::string>& cross_rows) {
-  auto canonical = [](const std::vector<std::string>& rows) {
-    std::set<std::string> out;
+  // Rows by canonical name, each parsed once.
+  auto parse = [](const std::vector<std::string>& rows) {
+    std::map<std::string, spawnlab::BenchName> out;
     for (const std::string& r : rows) {
       absl::StatusOr<spawnlab::BenchName> n = spawnlab::ParseBenchName(r);
-      if (n.ok()) out.insert(n->canonical);
+      if (n.ok()) out.emplace(n->canonical, *std::move(n));
     }
     return out;
   };
-  const std::set<std::string> bench = canonical(bench_rows);
-  const std::set<std::string> cross = canonical(cross_rows);
+  const std::map<std::string, spawnlab::BenchName> bench = parse(bench_rows);
+  const std::map<std::string, spawnlab::BenchName> cross = parse(cross_rows);
   std::vector<std::string> problems;
-  auto need = [&](const std::set<std::string>& rows, const std::string& row,
+  auto need = [&](const std::map<std::string, spawnlab::BenchName>& rows, const std::string& row,
                   const std::string& where) {
     if (!rows.count(row)) problems.push_back(absl::StrCat(where, ": no row '", row, "'"));
   };
   auto selected = [&](const RowSelector& s, const std::string& with_dim) {
     int n = 0;
-    for (const std::string& row : bench) {
-      if (!Selects(s, row)) continue;
-      if (!with_dim.empty() && !spawnlab::ParseBenchName(row)->dims.count(with_dim)) continue;
-      ++n;
+    for (const auto& [name, row] : bench) {
+      n += Selects(s, row) && (with_dim.empty() || row.dims.count(with_dim));
     }
     return n;
   };

@@ -34,6 +34,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "lib/bench_name.h"
 
 namespace analysis {
 
@@ -109,7 +110,9 @@ absl::StatusOr<ReportSpec> ParseReportSpec(absl::string_view text, absl::string_
 // is an error naming it.
 absl::StatusOr<std::map<std::string, ReportSpec>> LoadReportSpecs(const std::string& dir);
 
-// Whether a row name (canonical, `family/dim:value/...`) is selected.
+// Whether a row is selected: by its parsed name, or by the name itself
+// (false for one that does not parse).
+bool Selects(const RowSelector& selector, const spawnlab::BenchName& row);
 bool Selects(const RowSelector& selector, absl::string_view row);
 
 // What in `spec` does not match the rows the bench registers (`bench_rows`)
