@@ -530,11 +530,11 @@ std::string ExperimentReport(const std::string& experiment, const ReportSpec& sp
 // ---- Index and ledger -----------------------------------------------------
 
 // Each kernel feature the probes tried (context `probe.NAME`, and the release
-// that added it, `probe.NAME.since`), against each kernel and host: the
-// matrix a new kernel release is checked against.
+// that added it, `probe.NAME.since`), against each kernel and host (as its
+// latest run found them): the matrix a new kernel release is checked against.
 std::string FeatureMatrix(const std::vector<const ResultsFile*>& files) {
   std::vector<std::pair<std::string, std::string>> machines;  // kernel, host
-  std::map<std::pair<std::string, std::string>, const ResultsFile*> first;
+  std::map<std::pair<std::string, std::string>, const ResultsFile*> latest;
   std::map<std::string, std::string> since;  // feature -> release
   for (const ResultsFile* f : files) {
     const std::pair<std::string, std::string> m{f->kernel(), f->host()};
@@ -549,9 +549,18 @@ std::string FeatureMatrix(const std::vector<const ResultsFile*>& files) {
         since.emplace(name, "");
       }
     }
-    if (has_probes && !first.count(m)) {
-      first[m] = f;
+    if (!has_probes) continue;
+    // The latest run speaks for the machine (a probe may have been fixed
+    // since an older file); a file without run.end counts as the oldest.
+    auto end = [](const ResultsFile& r) {
+      auto it = r.context.find("run.end");
+      return it == r.context.end() ? std::string() : it->second;
+    };
+    if (!latest.count(m)) {
       machines.push_back(m);
+      latest[m] = f;
+    } else if (end(*f) > end(*latest[m])) {
+      latest[m] = f;
     }
   }
   if (since.empty()) return "";
@@ -568,11 +577,11 @@ std::string FeatureMatrix(const std::vector<const ResultsFile*>& files) {
   for (const auto& [name, release] : since) {
     absl::StrAppend(&out, "| `", Cell(name), "` | ", release.empty() ? "—" : Cell(release), " |");
     for (const auto& m : machines) {
-      auto it = first[m]->context.find("probe." + name);
+      auto it = latest[m]->context.find("probe." + name);
       absl::StrAppend(&out, " ",
-                      it == first[m]->context.end() ? "not probed"
-                      : it->second == "ok"          ? "yes"
-                                                    : absl::StrCat("no: ", Cell(it->second)),
+                      it == latest[m]->context.end() ? "not probed"
+                      : it->second == "ok"           ? "yes"
+                                                     : absl::StrCat("no: ", Cell(it->second)),
                       " |");
     }
     absl::StrAppend(&out, "\n");

@@ -81,10 +81,11 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   EXPECT_THAT(index, HasSubstr("the kernel lacks it (ENOSYS)"));  // skipped rows and why
   // The kernel-feature matrix: each probe, the release that added it, and what
   // each kernel had (6.2's fixture predates the releases in the record).
-  EXPECT_THAT(index, HasSubstr("| feature | added in | 6.1.0-test on testhost | 6.2.0-test on "
-                               "testhost |\n|---|---|---|---|\n| `clone3` | Linux 5.3 | yes | yes |\n"
-                               "| `io_uring_waitid` | Linux 6.7 | no: io_uring: opcode 50 is not "
-                               "supported (it needs Linux 6.7) | not probed |\n"));
+  EXPECT_THAT(index,
+              HasSubstr("| feature | added in | 6.1.0-test on testhost | 6.2.0-test on "
+                        "testhost |\n|---|---|---|---|\n| `clone3` | Linux 5.3 | yes | yes |\n"
+                        "| `io_uring_waitid` | Linux 6.7 | no: io_uring: opcode 50 is not "
+                        "supported (it needs Linux 6.7) | not probed |\n"));
   EXPECT_THAT(clone3, HasSubstr("```mermaid\nxychart-beta"));
   // Time axes start at zero (fixture: vfork 404-424 µs; the top 10% above
   // the largest, to two figures: 470).
@@ -175,6 +176,26 @@ TEST(Report, CounterTablesShowMedianAndRange) {
   const std::string report = BuildReports(set, {}, {{"x", *spec}})["x.md"];
   EXPECT_THAT(report, HasSubstr("| row | `maps` | `rate` | `none` |\n|---|---:|---:|---:|\n"
                                 "| `op/kind:a` | 310 | 100 (1.23–54300) | — |\n"));
+}
+
+// The feature matrix takes each machine's latest run: a probe fixed since
+// an older file must not be reported as failing.
+TEST(Report, FeatureMatrixSpeaksFromTheLatestRun) {
+  auto file = [](const char* experiment, const char* end, const char* probe) {
+    absl::StatusOr<ResultsFile> f =
+        ParseResults(absl::StrCat(R"({"context": {"spawnlab.experiment": ")", experiment,
+                                  R"(", "kernel.release": "k", "host.name": "h", "run.end": ")",
+                                  end, R"(", "probe.x": ")", probe,
+                                  R"(", "probe.x.since": "Linux 9.9"}, "benchmarks": []})"),
+                     absl::StrCat("results/k/", experiment, ".json"));
+    EXPECT_TRUE(f.ok()) << f.status();
+    return *f;
+  };
+  ResultsSet set;
+  set.files = {file("a", "2026-11-30T10:00:00Z", "x: failed with EBADF"),
+               file("b", "2026-11-30T12:00:00Z", "ok"), file("c", "2026-11-30T11:00:00Z", "no")};
+  const std::string index = BuildReports(set, {}, {})["README.md"];
+  EXPECT_THAT(index, HasSubstr("| `x` | Linux 9.9 | yes |"));
 }
 
 // Without a spec an experiment still gets its rows; a spec that does not
