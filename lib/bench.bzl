@@ -23,18 +23,23 @@ analysis/report_spec.h) also gets `:report_spec_test`, which fails when the
 spec names a row the bench does not register. A spec with a cross-check names
 the binary that writes its rows: `crosscheck = ":crosscheck"` (it must take
 `--list_rows`).
+
+Every bench is also one entry of the suite (//:suite), which finds the folder
+by itself (suite/experiments_index.bzl): `:suite_entry` holds the binaries and
+a line saying how to run them, and `suite_seconds = (full, quick)` is the
+suite's estimate of a run before any results say better. A cross-check binary
+is run by the suite after the bench, under its own target name.
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_test")
 
-def spawnlab_bench(name, srcs, deps = [], data = [], expect = [], smoke_timeout_s = 120, crosscheck = None, visibility = None, **kwargs):
+def spawnlab_bench(name, srcs, deps = [], data = [], expect = [], smoke_timeout_s = 120, crosscheck = None, suite_seconds = (60, 8), visibility = None, **kwargs):
     cc_binary(
         name = name,
         srcs = srcs,
         data = data,
         deps = deps + ["//lib:bench"],
-        # The suite (//:suite) runs every bench.
-        visibility = (visibility or []) + ["//suite:__pkg__"],
+        visibility = visibility,
         **kwargs
     )
     cc_test(
@@ -64,3 +69,21 @@ def spawnlab_bench(name, srcs, deps = [], data = [], expect = [], smoke_timeout_
             data = ["report.json", ":" + name] + cross,
             deps = ["//analysis:report_spec_check"],
         )
+
+    # The suite's entry: "NAME<TAB>RUNFILE<TAB>FULL_S<TAB>QUICK_S" per binary.
+    experiment = native.package_name().split("/")[-1]
+    lines = ["%s\\t$(rootpath :%s)\\t%d\\t%d" % (experiment, name, suite_seconds[0], suite_seconds[1])]
+    if crosscheck:
+        lines.append("%s\\t$(rootpath %s)\\t%d\\t%d" % (crosscheck.lstrip(":"), crosscheck, suite_seconds[0] // 3, max(3, suite_seconds[1] // 3)))
+    native.genrule(
+        name = "suite_entry_txt",
+        outs = ["suite_entry.txt"],
+        srcs = [":" + name] + ([crosscheck] if crosscheck else []),
+        cmd = "printf '%s\\n' > $@" % "\\n".join(lines),
+        visibility = ["//suite:__pkg__"],
+    )
+    native.filegroup(
+        name = "suite_entry",
+        srcs = [":suite_entry.txt", ":" + name] + ([crosscheck] if crosscheck else []),
+        visibility = ["//suite:__pkg__"],
+    )

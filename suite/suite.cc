@@ -20,7 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -65,30 +67,57 @@ std::string FullResultsPath(const std::string& workspace, absl::string_view expe
 }
 
 struct Experiment {
-  const char* name;
-  const char* binary;  // runfile path
-  std::vector<std::string> args;
+  std::string name;
+  std::string binary;   // runfile path
   int default_seconds;  // a full run, when no results say better
   int quick_seconds;
 };
 
-std::vector<Experiment> AllExperiments() {
-  return {
-      {"clone3", "experiments/clone3/bench", {}, 150, 15},
-      {"crosscheck",
-       "experiments/clone3/crosscheck",
-       {"--minimal_child=" + RunfileOrExit("lib/children/minimal_child")},
-       40,
-       5},
-      {"syscalls", "experiments/syscalls/bench", {}, 30, 3},
-      {"command", "experiments/command/bench", {}, 40, 5},
-      {"linking", "experiments/linking/bench", {}, 90, 8},
-      {"strip", "experiments/strip/bench", {}, 30, 5},
-      {"memfd", "experiments/memfd/bench", {}, 40, 5},
-      {"inline", "experiments/inline/bench", {}, 60, 8},
-      {"io_uring_spawn", "experiments/io_uring_spawn/bench", {}, 20, 5},
-      {"accept", "experiments/accept/bench", {}, 160, 20},
-  };
+// What to run, from each experiment's own BUILD (lib/bench.bzl: suite_entry),
+// gathered by suite/BUILD.bazel: "NAME<TAB>RUNFILE<TAB>FULL_S<TAB>QUICK_S".
+absl::StatusOr<std::vector<Experiment>> AllExperiments() {
+  absl::StatusOr<std::string> path = Runfile("suite/experiments.txt");
+  if (!path.ok()) return path.status();
+  std::ifstream in(*path);
+  std::vector<Experiment> all;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.empty()) continue;
+    std::vector<std::string> f = absl::StrSplit(line, '\t');
+    Experiment e;
+    if (f.size() != 4 || !absl::SimpleAtoi(f[2], &e.default_seconds) ||
+        !absl::SimpleAtoi(f[3], &e.quick_seconds)) {
+      return absl::DataLossError(absl::StrCat(*path, ":", n, ": expected NAME<TAB>RUNFILE<TAB>",
+                                              "FULL_S<TAB>QUICK_S, got \"", line, "\""));
+    }
+    e.name = f[0];
+    e.binary = f[1];
+    all.push_back(e);
+  }
+  if (all.empty()) return absl::NotFoundError(absl::StrCat(*path, ": no experiments"));
+  return all;
+}
+
+// Folders under the workspace's experiments/ that this build of the suite has
+// never heard of: Bazel lists experiments/ when its server starts (see
+// suite/experiments_index.bzl), so a folder added since is missing until then.
+std::vector<std::string> UnindexedFolders(const std::string& workspace) {
+  std::set<std::string> indexed;
+  absl::StatusOr<std::string> path = Runfile("suite/experiment_folders.txt");
+  if (path.ok()) {
+    std::ifstream in(*path);
+    for (std::string line; std::getline(in, line);) indexed.insert(line);
+  }
+  std::vector<std::string> missing;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(workspace + "/experiments", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (std::filesystem::exists(entry.path() / "BUILD.bazel") && !indexed.count(name)) {
+      missing.push_back(name);
+    }
+  }
+  std::sort(missing.begin(), missing.end());
+  return missing;
 }
 
 // The last full run's duration on this kernel and host, from its results.
@@ -128,7 +157,18 @@ int SuiteMain(int argc, char** argv) {
   }
   const std::string workspace = ws_env;
 
-  std::vector<Experiment> all = AllExperiments(), plan;
+  absl::StatusOr<std::vector<Experiment>> listed = AllExperiments();
+  if (!listed.ok()) {
+    std::cerr << "error: " << listed.status().message() << "\n";
+    return 2;
+  }
+  if (std::vector<std::string> missing = UnindexedFolders(workspace); !missing.empty()) {
+    std::cerr << "error: experiments/" << absl::StrJoin(missing, ", experiments/")
+              << " is new to this Bazel server, which lists experiments/ when it starts.\n"
+                 "  Run `bazel sync --configure` (or `bazel shutdown`), then the suite again.\n";
+    return 2;
+  }
+  std::vector<Experiment> all = *listed, plan;
   std::set<std::string> wanted;
   for (absl::string_view n : absl::StrSplit(absl::GetFlag(FLAGS_only), ',', absl::SkipEmpty())) {
     wanted.insert(std::string(n));
@@ -200,7 +240,6 @@ int SuiteMain(int argc, char** argv) {
     std::cout << "\n[suite " << i + 1 << "/" << plan.size() << "] " << e.name << ": elapsed "
               << Minutes(elapsed) << ", ETA " << Minutes(remaining) << " to the end" << std::endl;
     std::vector<std::string> args = {RunfileOrExit(e.binary)};
-    args.insert(args.end(), e.args.begin(), e.args.end());
     if (quick) args.push_back("--quick");
     const absl::Time t0 = absl::Now();
     absl::StatusOr<ExitStatus> status = absl::UnknownError("not run");

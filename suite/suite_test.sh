@@ -2,7 +2,8 @@
 # suite_test.sh: the suite plans every bench, refuses an unknown one, and a
 # --quick run of one bench writes its quick file into the workspace it is
 # given, beside (never over) a full run, then the reports; --self_check runs
-# it twice elsewhere and prints the reproducibility table.
+# it twice elsewhere and prints the reproducibility table; an experiment folder
+# the build has not listed is named.
 #   suite_test.sh SUITE
 set -eu
 suite="$1"
@@ -19,6 +20,13 @@ if "$suite" --only=nosuch >/dev/null 2>&1; then echo "an unknown experiment was 
 if env -u BUILD_WORKSPACE_DIRECTORY "$suite" --dry_run >/dev/null 2>&1; then
   echo "ran without a workspace" >&2; exit 1
 fi
+
+# A folder added after Bazel listed experiments/ is named, with the command that fixes it.
+mkdir -p "$ws/experiments/newone" && touch "$ws/experiments/newone/BUILD.bazel"
+if "$suite" --dry_run > "$TEST_TMPDIR/new.txt" 2>&1; then echo "an unlisted experiment folder went unnoticed" >&2; exit 1; fi
+grep -q "experiments/newone is new to this Bazel server" "$TEST_TMPDIR/new.txt" || { cat "$TEST_TMPDIR/new.txt"; exit 1; }
+grep -q "bazel sync --configure" "$TEST_TMPDIR/new.txt" || { cat "$TEST_TMPDIR/new.txt"; exit 1; }
+rm -r "$ws/experiments"
 
 "$suite" --quick --only=syscalls > "$TEST_TMPDIR/out.txt" 2>&1 || { cat "$TEST_TMPDIR/out.txt"; exit 1; }
 quick=$(find "$ws/results" -name syscalls.quick.json)

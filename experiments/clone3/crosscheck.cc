@@ -57,6 +57,7 @@
 #include "lib/bench_lock.h"
 #include "lib/environment.h"
 #include "lib/run_record.h"
+#include "lib/runfiles.h"
 #include "nlohmann/json.hpp"
 
 extern char** environ;
@@ -221,8 +222,7 @@ void ListRows() {
 
 int main(int argc, char** argv) {
   bool quick = false;
-  std::string out, lock_mode = "wait",
-                   child = "lib/children/minimal_child";  // as bazel run sees it
+  std::string out, lock_mode = "wait", child;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") {
@@ -240,6 +240,10 @@ int main(int argc, char** argv) {
     } else {
       return Usage();
     }
+  }
+  if (child.empty()) {  // its data, wherever it runs from (bazel run, the suite, a test)
+    absl::StatusOr<std::string> path = spawnlab::Runfile("lib/children/minimal_child");
+    child = path.ok() ? *path : "lib/children/minimal_child";
   }
   if (access(child.c_str(), X_OK) != 0) {
     fprintf(stderr, "crosscheck: %s: %s (give --minimal_child=PATH)\n", child.c_str(),
