@@ -224,6 +224,36 @@ absl::Status ProbeExecveat() {
   return *result;
 }
 
+namespace {
+// close_range(2) with `flags` on a descriptor of its own, which it closes or
+// marks: 0, or the errno (ENOSYS before 5.9; EINVAL for a flag it lacks).
+int TryCloseRange(unsigned int flags) {
+  int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  long r = syscall(SYS_close_range, fd, fd, flags);
+  int err = r < 0 ? errno : 0;
+  close(fd);  // EBADF if close_range closed it; harmless
+  return err;
+}
+}  // namespace
+
+absl::Status ProbeCloseRange() {
+  static const absl::Status* const result = [] {
+    int err = TryCloseRange(0);
+    return new absl::Status(err == 0 ? absl::OkStatus() : Missing("close_range", err, "Linux 5.9"));
+  }();
+  return *result;
+}
+
+absl::Status ProbeCloseRangeCloexec() {
+  static const absl::Status* const result = [] {
+    int err = TryCloseRange(kCloseRangeCloexec);
+    return new absl::Status(err == 0 ? absl::OkStatus()
+                                     : Missing("CLOSE_RANGE_CLOEXEC", err, "Linux 5.11"));
+  }();
+  return *result;
+}
+
 UniqueFd OpenInstructionCounter() {
   struct perf_event_attr attr = {};
   attr.size = sizeof(attr);
@@ -266,6 +296,8 @@ std::vector<ProbeResult> AllProbes() {
       {"io_uring_waitid", "Linux 6.7", ProbeIoUringOpcode(kIoringOpWaitid)},
       {"memfd_create", "Linux 3.17", ProbeMemfdCreate()},
       {"execveat", "Linux 3.19", ProbeExecveat()},
+      {"close_range", "Linux 5.9", ProbeCloseRange()},
+      {"close_range_cloexec", "Linux 5.11", ProbeCloseRangeCloexec()},
       {"perf_instructions", "Linux 2.6.31", ProbePerfInstructions()},
   };
 }

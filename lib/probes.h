@@ -29,6 +29,8 @@ absl::Status ProbeIoUring();                  // io_uring_setup(2), and io_uring
 absl::Status ProbeIoUringOpcode(int opcode);  // via io_uring_get_probe
 absl::Status ProbeMemfdCreate();              // memfd_create(2), Linux 3.17
 absl::Status ProbeExecveat();                 // execveat(2), Linux 3.19
+absl::Status ProbeCloseRange();               // close_range(2), Linux 5.9
+absl::Status ProbeCloseRangeCloexec();        // close_range's CLOSE_RANGE_CLOEXEC, Linux 5.11
 absl::Status ProbePerfInstructions();         // perf_event_open of retired instructions
 
 // A counter of the user-space instructions the calling thread retires
@@ -39,6 +41,9 @@ UniqueFd OpenInstructionCounter();
 // The io_uring opcode IORING_OP_WAITID (Linux 6.7): liburing 2.3 predates it,
 // so its number is written here, from the kernel's include/uapi/linux/io_uring.h.
 inline constexpr int kIoringOpWaitid = 50;
+// close_range(2)'s flag to mark the range close-on-exec instead of closing it
+// (<linux/close_range.h>, Linux 5.11), for headers that predate it.
+inline constexpr unsigned int kCloseRangeCloexec = 1u << 2;
 
 // A kernel feature, the release that added it, and whether this kernel has it.
 struct ProbeResult {

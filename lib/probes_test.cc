@@ -5,6 +5,7 @@
 #include "lib/probes.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/io_uring.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -62,6 +63,25 @@ TEST(Probes, EachAgreesWithADirectAttempt) {
   EXPECT_EQ(ProbeIoUring().ok(),
             SyscallExists(SYS_io_uring_setup, 1, reinterpret_cast<long>(&params)))
       << ProbeIoUring();
+}
+
+TEST(Probes, CloseRangeCloexecNeedsCloseRange) {
+  if (!ProbeCloseRange().ok()) {
+    EXPECT_FALSE(ProbeCloseRangeCloexec().ok());
+  }
+  if (!ProbeCloseRangeCloexec().ok()) GTEST_SKIP() << ProbeCloseRangeCloexec();
+  EXPECT_TRUE(ProbeCloseRange().ok()) << ProbeCloseRange();
+}
+
+TEST(Probes, CloseRangeLeavesNoDescriptorBehind) {
+  const int before = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(before, 0);
+  close(before);
+  (void)ProbeCloseRange();
+  (void)ProbeCloseRangeCloexec();
+  const int after = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  EXPECT_EQ(after, before) << "a probe left a descriptor open";
+  close(after);
 }
 
 TEST(Probes, Clone3MatchesTheKernelRelease) {
