@@ -1,0 +1,226 @@
+// bench.cc: what a parent's open descriptors cost a spawn, and what closing
+// them in the child costs, the ways runtimes do it.
+//
+//   bazel run //experiments/descriptors:bench [-- --quick]
+//
+// Rows:
+//   spawn/method:M/fds:N/until:exit
+//       this bench, holding N extra descriptors (O_CLOEXEC dups of /dev/null,
+//       as a well-behaved program opens them), spawns the minimal child by
+//       M = fork, vfork, clone3, posix_spawn and reaps it. The kernel copies
+//       the descriptor table at the spawn and exec closes the copies.
+//       N = 10, 1000, 10000, 50000 (RLIMIT_NOFILE is raised for the row when
+//       needed; where it cannot be, the row is skipped with the reason).
+//   close/way:W/limit:L/until:exit
+//       100 inheritable descriptors open (no O_CLOEXEC) and RLIMIT_NOFILE
+//       at L = 1024, 16384 or 1048576; vfork, then in the child before exec:
+//         none         nothing: the child inherits all of them (the baseline)
+//         close_range  close_range(3, ~0U, 0)            (Linux 5.9)
+//         cloexec      close_range(3, ~0U, CLOSE_RANGE_CLOEXEC): exec closes them (5.11)
+//         proc-walk    getdents64 over /proc/self/fd, closing each (CPython's way)
+//         loop         close(fd) for every fd from 3 to the limit (the old way)
+//       then exec the minimal child, reaped.
+// Counters: parent_fds (descriptors open in the parent during the row) and,
+// for close rows, limit.
+
+#include "lib/bench.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "experiments/descriptors/close_fds.h"
+#include "lib/probes.h"
+#include "lib/runfiles.h"
+#include "lib/spawn.h"
+#include "lib/timed_spawn.h"
+
+namespace spawnlab {
+namespace {
+
+// Descriptors open in this process now.
+int64_t OpenDescriptors() {
+  std::error_code ec;
+  int64_t n = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    ++n;
+  }
+  return n - 1;  // the iterator's own
+}
+
+// RLIMIT_NOFILE at `soft` (raising the hard limit too if it must, which needs
+// CAP_SYS_RESOURCE) for the life of the object; the old limits come back after.
+class NofileLimit {
+ public:
+  static absl::StatusOr<NofileLimit> Set(rlim_t soft) {
+    struct rlimit old;
+    if (getrlimit(RLIMIT_NOFILE, &old) != 0) return absl::ErrnoToStatus(errno, "getrlimit");
+    struct rlimit want = {soft, old.rlim_max >= soft ? old.rlim_max : soft};
+    if (setrlimit(RLIMIT_NOFILE, &want) != 0) {
+      return absl::ErrnoToStatus(
+          errno,
+          absl::StrCat("setrlimit(RLIMIT_NOFILE, ", soft, "): the hard limit is ", old.rlim_max,
+                       " and raising it needs CAP_SYS_RESOURCE and ", "fs.nr_open >= ", soft));
+    }
+    return NofileLimit(old);
+  }
+  NofileLimit(NofileLimit&& o) noexcept : old_(o.old_), armed_(o.armed_) { o.armed_ = false; }
+  NofileLimit& operator=(NofileLimit&&) = delete;
+  ~NofileLimit() {
+    if (armed_) setrlimit(RLIMIT_NOFILE, &old_);
+  }
+
+ private:
+  explicit NofileLimit(struct rlimit old) : old_(old) {}
+  struct rlimit old_;
+  bool armed_ = true;
+};
+
+// `n` dups of /dev/null, closed when this goes.
+class Ballast {
+ public:
+  static absl::StatusOr<Ballast> Open(int n, bool cloexec) {
+    Ballast b;
+    for (int i = 0; i < n; ++i) {
+      int fd = open("/dev/null", O_RDONLY | (cloexec ? O_CLOEXEC : 0));
+      if (fd < 0) {
+        return absl::ErrnoToStatus(errno, absl::StrCat("opening descriptor ", i + 1, " of ", n));
+      }
+      b.fds_.push_back(fd);
+    }
+    return b;
+  }
+  Ballast() = default;
+  Ballast(Ballast&& o) noexcept : fds_(std::move(o.fds_)) { o.fds_.clear(); }
+  Ballast& operator=(Ballast&&) = delete;
+  ~Ballast() {
+    for (int fd : fds_) close(fd);
+  }
+
+ private:
+  std::vector<int> fds_;
+};
+
+void BM_Spawn(benchmark::State& state, SpawnMethod method, int fds, std::string child) {
+  // Room for the ballast and the bench's own descriptors.
+  absl::StatusOr<NofileLimit> limit = NofileLimit::Set(static_cast<rlim_t>(fds) + 1024);
+  if (!limit.ok()) return SkipRow(state, limit.status());
+  absl::StatusOr<Ballast> ballast = Ballast::Open(fds, /*cloexec=*/true);
+  if (!ballast.ok()) return FailRow(state, ballast.status());
+  absl::StatusOr<TimedSpawner> spawner = TimedSpawner::Create(child);
+  if (!spawner.ok()) return FailRow(state, spawner.status());
+  SpawnOptions options;
+  options.want_pidfd = false;
+  absl::StatusOr<SpawnTimes> warm = spawner->Once(method, options);
+  if (!warm.ok()) {
+    if (absl::IsUnimplemented(warm.status())) return SkipRow(state, warm.status());
+    return FailRow(state, warm.status());
+  }
+  for (auto _ : state) {
+    absl::StatusOr<SpawnTimes> t = spawner->Once(method, options);
+    if (!t.ok()) {
+      FailRow(state, t.status());
+      break;
+    }
+    state.SetIterationTime(static_cast<double>(t->to_exit_ns) * 1e-9);
+  }
+  state.counters["parent_fds"] = static_cast<double>(OpenDescriptors());
+}
+
+// vfork, close by `way`, exec `child`; to reaped, in ns. The child's exit
+// status says whether the exec happened (127: it did not).
+absl::StatusOr<int64_t> SpawnClosing(Way way, int limit, const ExecSpec& spec) {
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  pid_t pid = vfork();
+  if (pid == 0) {
+    CloseInChild(way, limit);
+    execve(spec.path(), spec.argv(), spec.envp());
+    _exit(127);
+  }
+  if (pid < 0) return absl::ErrnoToStatus(errno, "vfork");
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return absl::ErrnoToStatus(errno, "waitpid");
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return absl::InternalError(
+        absl::StrCat(spec.path(), ": ended with status ", status, " (127: the exec failed)"));
+  }
+  return (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
+}
+
+void BM_Close(benchmark::State& state, Way way, int limit, std::string child) {
+  if (way == Way::kCloseRange) {
+    if (absl::Status s = ProbeCloseRange(); !s.ok()) return SkipRow(state, s);
+  }
+  if (way == Way::kCloexec) {
+    if (absl::Status s = ProbeCloseRangeCloexec(); !s.ok()) return SkipRow(state, s);
+  }
+  absl::StatusOr<NofileLimit> nofile = NofileLimit::Set(static_cast<rlim_t>(limit));
+  if (!nofile.ok()) return SkipRow(state, nofile.status());
+  absl::StatusOr<Ballast> ballast = Ballast::Open(100, /*cloexec=*/false);
+  if (!ballast.ok()) return FailRow(state, ballast.status());
+  const ExecSpec spec(child, {child, "-"});  // "-": no clock to report
+  absl::StatusOr<int64_t> warm = SpawnClosing(way, limit, spec);
+  if (!warm.ok()) return FailRow(state, warm.status());
+  for (auto _ : state) {
+    absl::StatusOr<int64_t> ns = SpawnClosing(way, limit, spec);
+    if (!ns.ok()) {
+      FailRow(state, ns.status());
+      break;
+    }
+    state.SetIterationTime(static_cast<double>(*ns) * 1e-9);
+  }
+  state.counters["parent_fds"] = static_cast<double>(OpenDescriptors());
+  state.counters["limit"] = limit;
+}
+
+void Register(const BenchOptions& options) {
+  const std::string child = RunfileOrExit("lib/children/minimal_child");
+  for (SpawnMethod method :
+       {SpawnMethod::kFork, SpawnMethod::kVfork, SpawnMethod::kClone3, SpawnMethod::kPosixSpawn}) {
+    for (int fds : {10, 1000, 10000, 50000}) {
+      Configure(benchmark::RegisterBenchmark(absl::StrCat("spawn/method:", SpawnMethodName(method),
+                                                          "/fds:", fds, "/until:exit")
+                                                 .c_str(),
+                                             BM_Spawn, method, fds, child),
+                options);
+    }
+  }
+  for (Way way : {Way::kNone, Way::kCloseRange, Way::kCloexec, Way::kProcWalk, Way::kLoop}) {
+    for (int limit : {1024, 16384, 1048576}) {
+      Configure(
+          benchmark::RegisterBenchmark(
+              absl::StrCat("close/way:", WayName(way), "/limit:", limit, "/until:exit").c_str(),
+              BM_Close, way, limit, child),
+          options);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace spawnlab
+
+int main(int argc, char** argv) {
+  spawnlab::BenchDefaults defaults;
+  // Each repetition sets its descriptors up afresh, so the rows can be shuffled.
+  defaults.random_interleaving = true;
+  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  defaults.canary_row = "spawn/method:vfork/fds:10/until:exit";
+  return spawnlab::BenchMain(argc, argv, "descriptors", spawnlab::Register, defaults);
+}
