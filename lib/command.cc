@@ -159,6 +159,10 @@ Command& Command::NewProcessGroup() {
   new_process_group_ = true;
   return *this;
 }
+Command& Command::CloseOtherDescriptors() {
+  close_other_fds_ = true;
+  return *this;
+}
 
 namespace {
 
@@ -218,6 +222,7 @@ absl::StatusOr<Process> Command::Start() const {
   options.reset_signal_handlers = true;
   options.default_signals = true;
   options.new_process_group = new_process_group_;
+  options.close_other_fds = close_other_fds_;
   // Wait() polls the pidfd only when it has pipes to watch.
   options.want_pidfd = stdin_.kind() == Stdio::Kind::kPipe ||
                        stdout_.kind() == Stdio::Kind::kPipe ||

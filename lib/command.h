@@ -146,6 +146,10 @@ class Command {
   // SysProcAttr.Setpgid): a timeout then kills the group, the child's own
   // children included, not just the child.
   Command& NewProcessGroup();
+  // Only stdin, stdout and stderr reach the child: every other descriptor is
+  // closed in it, inheritable or not (Python's close_fds=True; see
+  // SpawnOptions::close_other_fds for how).
+  Command& CloseOtherDescriptors();
 
   // Starts the child; errors: NotFound (no such program or directory),
   // PermissionDenied (not executable), InvalidArgument (a bad Stdio; a NUL
@@ -165,6 +169,7 @@ class Command {
   std::optional<std::string> input_;
   std::optional<absl::Duration> timeout_;
   bool new_process_group_ = false;
+  bool close_other_fds_ = false;
 };
 
 // The spawn method Command uses on this kernel: clone3 where CLONE_CLEAR_SIGHAND

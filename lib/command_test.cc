@@ -3,6 +3,7 @@
 
 #include "lib/command.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -250,6 +251,22 @@ TEST_F(CommandTest, ATimeoutKillsTheWholeProcessGroup) {
       EXPECT_EQ(kill(grandchild, SIGKILL), 0);  // still there: clean it up
     }
   }
+}
+
+// CloseOtherDescriptors: an inheritable descriptor of the caller's reaches
+// the child without it, and not with it.
+TEST_F(CommandTest, CloseOtherDescriptorsKeepsOnlyStdio) {
+  const int inheritable = open("/dev/null", O_RDONLY);
+  ASSERT_GE(inheritable, 0);
+  const std::string probe = absl::StrCat("test -e /proc/self/fd/", inheritable);
+  absl::StatusOr<CommandResult> open_in_child = Command("/bin/sh").Args({"-c", probe}).Run();
+  absl::StatusOr<CommandResult> closed_in_child =
+      Command("/bin/sh").Args({"-c", probe}).CloseOtherDescriptors().Run();
+  close(inheritable);
+  ASSERT_TRUE(open_in_child.ok()) << open_in_child.status();
+  ASSERT_TRUE(closed_in_child.ok()) << closed_in_child.status();
+  EXPECT_TRUE(open_in_child->status.success()) << "the descriptor never reached the child";
+  EXPECT_FALSE(closed_in_child->status.success()) << "the descriptor was not closed";
 }
 
 // A caller that ignores SIGPIPE (as servers do) or blocks signals does not

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
+#include <linux/close_range.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
 #include <signal.h>
@@ -247,7 +248,7 @@ absl::Status ProbeCloseRange() {
 
 absl::Status ProbeCloseRangeCloexec() {
   static const absl::Status* const result = [] {
-    int err = TryCloseRange(kCloseRangeCloexec);
+    int err = TryCloseRange(CLOSE_RANGE_CLOEXEC);
     return new absl::Status(err == 0 ? absl::OkStatus()
                                      : Missing("CLOSE_RANGE_CLOEXEC", err, "Linux 5.11"));
   }();

@@ -41,9 +41,6 @@ UniqueFd OpenInstructionCounter();
 // The io_uring opcode IORING_OP_WAITID (Linux 6.7): liburing 2.3 predates it,
 // so its number is written here, from the kernel's include/uapi/linux/io_uring.h.
 inline constexpr int kIoringOpWaitid = 50;
-// close_range(2)'s flag to mark the range close-on-exec instead of closing it
-// (<linux/close_range.h>, Linux 5.11), for headers that predate it.
-inline constexpr unsigned int kCloseRangeCloexec = 1u << 2;
 
 // A kernel feature, the release that added it, and whether this kernel has it.
 struct ProbeResult {

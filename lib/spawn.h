@@ -164,6 +164,13 @@ struct SpawnOptions {
   // An O_PATH descriptor or a memfd work; posix_spawn cannot do this
   // (InvalidArgument).
   int exec_fd = -1;
+  // Only descriptors 0-2 and the fd_map targets reach the program, as
+  // Python's close_fds=True: every other descriptor is closed in the child,
+  // inheritable or not. The fastest safe way the kernel offers:
+  // close_range(CLOSE_RANGE_CLOEXEC) (Linux 5.11), else a walk of
+  // /proc/self/fd, else a close of each up to RLIMIT_NOFILE; posix_spawn uses
+  // glibc's closefrom file action.
+  bool close_other_fds = false;
   // clone3 and clone3-cow make a pidfd for the child (CLONE_PIDFD); false
   // saves creating and closing it when nothing will poll it.
   bool want_pidfd = true;

@@ -87,6 +87,32 @@ TEST_P(SpawnTest, EveryChildRunsReportsItsClockAndExitCode) {
   EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
 }
 
+// close_other_fds: the program sees 0-2 and the mapped targets only, whatever
+// the parent had open, inheritable or not.
+TEST_P(SpawnTest, CloseOtherFdsLeavesOnlyTheStandardAndTheMappedDescriptors) {
+  const int inheritable = open("/dev/null", O_RDONLY);
+  const int source = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(inheritable, 0);
+  ASSERT_GE(source, 0);
+  // `ls` lists its own directory descriptor too: 0, 1, 2, 7 and that one.
+  const ExecSpec count("/bin/sh", {"sh", "-c", "exit $(ls /proc/self/fd | wc -l)"});
+  auto descriptors_seen = [&](bool close_others) {
+    SpawnOptions options;
+    options.fd_map = {{source, 7}};
+    options.close_other_fds = close_others;
+    absl::StatusOr<Child> child = Spawn(GetParam(), count, options);
+    if (!child.ok()) return -1;
+    absl::StatusOr<ExitStatus> status = child->Wait();
+    return status.ok() && status->exited() ? status->exit_code() : -1;
+  };
+  const int without = descriptors_seen(false);
+  const int with = descriptors_seen(true);
+  close(inheritable);
+  close(source);
+  EXPECT_GE(without, 6) << "the inheritable descriptor did not reach the child";
+  EXPECT_EQ(with, 5) << "close_other_fds left descriptors open, or closed a mapped one";
+}
+
 TEST_P(SpawnTest, ExitCodesComeBack) {
   absl::StatusOr<std::string> path = Runfile("lib/children/minimal_child");
   ASSERT_TRUE(path.ok()) << path.status();

@@ -20,6 +20,10 @@
 //         proc-walk    getdents64 over /proc/self/fd, closing each (CPython's way)
 //         loop         close(fd) for every fd from 3 to the limit (the old way)
 //       then exec the minimal child, reaped.
+//   command/close-others:C/fds:N/until:exit
+//       as spawn/, by the library's Command (lib/command.h), with C = yes
+//       (CloseOtherDescriptors: every descriptor but stdio closed in the
+//       child, the fastest way the kernel offers) or no.
 // Counters: parent_fds (descriptors open in the parent during the row) and,
 // for close rows, limit.
 
@@ -42,6 +46,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "experiments/descriptors/close_fds.h"
+#include "lib/clock.h"
+#include "lib/command.h"
 #include "lib/probes.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
@@ -164,6 +170,30 @@ absl::StatusOr<int64_t> SpawnClosing(Way way, int limit, const ExecSpec& spec) {
   return (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
 }
 
+// The library's Command (lib/command.h), with or without CloseOtherDescriptors.
+void BM_Command(benchmark::State& state, bool close_others, int fds, std::string child) {
+  absl::StatusOr<NofileLimit> limit = NofileLimit::Set(static_cast<rlim_t>(fds) + 1024);
+  if (!limit.ok()) return SkipRow(state, limit.status());
+  absl::StatusOr<Ballast> ballast = Ballast::Open(fds, /*cloexec=*/true);
+  if (!ballast.ok()) return FailRow(state, ballast.status());
+  Command command = Command(child).Arg("-");
+  if (close_others) command.CloseOtherDescriptors();
+  absl::StatusOr<CommandResult> warm = command.Run();
+  if (!warm.ok()) return FailRow(state, warm.status());
+  for (auto _ : state) {
+    const int64_t t0 = MonotonicNanos();
+    absl::StatusOr<CommandResult> r = command.Run();
+    const int64_t t1 = MonotonicNanos();
+    if (!r.ok() || !r->status.success()) {
+      FailRow(state, r.ok() ? absl::InternalError(absl::StrCat(child, ": ", r->status.ToString()))
+                            : r.status());
+      break;
+    }
+    state.SetIterationTime(static_cast<double>(t1 - t0) * 1e-9);
+  }
+  state.counters["parent_fds"] = static_cast<double>(OpenDescriptors());
+}
+
 void BM_Close(benchmark::State& state, Way way, int limit, std::string child) {
   if (way == Way::kCloseRange) {
     if (absl::Status s = ProbeCloseRange(); !s.ok()) return SkipRow(state, s);
@@ -199,6 +229,16 @@ void Register(const BenchOptions& options) {
                                                           "/fds:", fds, "/until:exit")
                                                  .c_str(),
                                              BM_Spawn, method, fds, child),
+                options);
+    }
+  }
+  for (bool close_others : {false, true}) {
+    for (int fds : {10, 1000, 10000, 50000}) {
+      Configure(benchmark::RegisterBenchmark(
+                    absl::StrCat("command/close-others:", close_others ? "yes" : "no", "/fds:", fds,
+                                 "/until:exit")
+                        .c_str(),
+                    BM_Command, close_others, fds, child),
                 options);
     }
   }

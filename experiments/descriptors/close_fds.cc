@@ -2,10 +2,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#include "lib/probes.h"
 
 namespace spawnlab {
 
@@ -33,7 +32,7 @@ void CloseInChild(Way way, int limit) {
       syscall(SYS_close_range, 3u, ~0u, 0u);
       return;
     case Way::kCloexec:
-      syscall(SYS_close_range, 3u, ~0u, kCloseRangeCloexec);
+      syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);
       return;
     case Way::kProcWalk: {
       int dir = static_cast<int>(syscall(SYS_open, "/proc/self/fd", O_RDONLY | O_DIRECTORY));
