@@ -111,7 +111,14 @@ std::string Xml(absl::string_view s) {
 // Deterministic: the same input gives the same bytes.
 std::string SpreadSvg(const std::string& title,
                       const std::vector<std::pair<std::string, std::vector<double>>>& bars) {
-  constexpr int kWidth = 720, kHeight = 380, kLeft = 70, kRight = 20, kTop = 40, kBottom = 60;
+  constexpr int kHeight = 380, kLeft = 70, kRight = 20, kTop = 40, kBottom = 60;
+  // 720 wide, or wider where the labels (12 px, about 7 px a character) or
+  // the title (14 px) would not fit.
+  size_t longest = 0;
+  for (const auto& [x, v] : bars) longest = std::max(longest, x.size());
+  const int kWidth =
+      std::max({720, kLeft + kRight + static_cast<int>(bars.size() * (longest * 7 + 16)),
+                kLeft + kRight + static_cast<int>(title.size() * 8)});
   const int plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
   double max = 0;
   for (const auto& [x, v] : bars) {
@@ -188,6 +195,17 @@ std::string SpreadSvg(const std::string& title,
   return out;
 }
 
+// The values of a row's dimensions that its chart neither fixes nor plots,
+// in name order: "libc" for syscall/op:getpid/via:libc charted by op.
+std::string OtherDims(const spawnlab::BenchName& name, const ChartSpec& spec) {
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : name.dims) {
+    if (k == spec.x || k == spec.split || spec.rows.fixed.count(k)) continue;
+    parts.push_back(v);
+  }
+  return absl::StrJoin(parts, "/");
+}
+
 // One Mermaid bar chart of medians per split value (ReportSpec::charts), each
 // with an SVG beside it that shows every repetition. The SVGs go into `files`
 // as `<stem>-<n>.svg`, n counting from `*next`.
@@ -198,9 +216,13 @@ std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::st
     // split value -> [(x value, samples in µs)] in file order.
     std::vector<std::string> splits;
     std::map<std::string, std::vector<std::pair<std::string, std::vector<double>>>> bars;
+    std::map<std::string, std::vector<std::string>> others;  // per bar: OtherDims
     for (const Series& s : f.series) {
       if (!s.measured() || !Selects(spec.rows, s.parsed) || !s.parsed.dims.count(spec.x)) continue;
-      std::string split = spec.split.empty() || !s.parsed.dims.count(spec.split)
+      // A chart split by a dimension shows the rows that have it; the others
+      // would make a chart of their own under the split chart's title.
+      if (!spec.split.empty() && !s.parsed.dims.count(spec.split)) continue;
+      std::string split = spec.split.empty()
                               ? ""
                               : absl::StrCat(spec.split, ": ", s.parsed.dims.at(spec.split), " — ");
       if (!bars.count(split)) splits.push_back(split);
@@ -208,6 +230,18 @@ std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::st
       if (us.empty()) us.push_back(s.Median());
       for (double& v : us) v /= 1e3;
       bars[split].push_back({s.parsed.dims.at(spec.x), us});
+      others[split].push_back(OtherDims(s.parsed, spec));
+    }
+    // Two bars with the same x would be told apart by nothing: add the values
+    // in which their rows differ ("getpid/libc"; the table names each row).
+    for (const std::string& split : splits) {
+      std::map<std::string, int> seen;
+      for (const auto& [x, v] : bars[split]) ++seen[x];
+      for (size_t i = 0; i < bars[split].size(); ++i) {
+        if (seen[bars[split][i].first] > 1 && !others[split][i].empty()) {
+          absl::StrAppend(&bars[split][i].first, "/", others[split][i]);
+        }
+      }
     }
     for (const std::string& split : splits) {
       std::vector<std::string> xs, ys;
@@ -222,8 +256,13 @@ std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::st
       const std::string svg = absl::StrCat(stem, "-", (*next)++, ".svg");
       (*files)[svg] =
           SpreadSvg(absl::StrCat(split, spec.title, " (each repetition, µs)"), bars[split]);
-      absl::StrAppend(&out, "```mermaid\nxychart-beta\n    title \"", title, "\"\n", "    x-axis [",
-                      absl::StrJoin(xs, ", "), "]\n",
+      // Mermaid spreads the labels under the bars; long ones collide, so
+      // such a chart is drawn with its bars across and the labels beside.
+      size_t label_chars = 0;
+      for (const auto& [x, v] : bars[split]) label_chars += x.size() + 2;
+      const char* orientation = label_chars > 60 ? " horizontal" : "";
+      absl::StrAppend(&out, "```mermaid\nxychart-beta", orientation, "\n    title \"", title,
+                      "\"\n", "    x-axis [", absl::StrJoin(xs, ", "), "]\n",
                       absl::StrFormat("    y-axis \"us\" 0 --> %g\n", AxisTop(max)), "    bar [",
                       absl::StrJoin(ys, ", "), "]\n```\n\n",
                       "The spread behind it, every repetition: [", svg, "](", svg, ")\n\n");

@@ -198,6 +198,25 @@ TEST(Report, FeatureMatrixSpeaksFromTheLatestRun) {
   EXPECT_THAT(index, HasSubstr("| `x` | Linux 9.9 | yes |"));
 }
 
+// A chart shows what it says: rows without its split dimension are left out
+// (not drawn as an unlabelled chart under its title), and bars whose x value
+// repeats are told apart by the dimensions in which their rows differ.
+TEST(Report, ChartsNeitherMixRowsNorRepeatLabels) {
+  const std::string specs = Tmp("chart-specs");
+  std::filesystem::create_directories(specs + "/command");
+  std::ofstream(specs + "/command/report.json") << R"({"charts": [
+      {"family": "command", "x": "child", "title": "same x everywhere"},
+      {"family": "command", "x": "api", "split": "nosuch", "title": "split by nothing"}]})";
+  const std::string out = Tmp("reports-chart-specs");
+  ASSERT_EQ(RunReport(Good(), out, {}, specs), 0);
+  const std::string command = Read(out + "/command.md");
+  EXPECT_THAT(command, HasSubstr("\"minimal/clone/run\""));
+  // Seven labels of 15 characters would collide under the bars: drawn across.
+  EXPECT_THAT(command, HasSubstr("xychart-beta horizontal\n    title \"same x everywhere"));
+  EXPECT_THAT(command, ::testing::Not(HasSubstr("\"minimal\", \"minimal\"")));
+  EXPECT_THAT(command, ::testing::Not(HasSubstr("split by nothing")));
+}
+
 // Without a spec an experiment still gets its rows; a spec that does not
 // parse stops the tool, naming the file.
 TEST(Report, SpecsAreOptionalButMustParse) {
