@@ -40,6 +40,9 @@ std::string Ctx(const ResultsFile& f, const char* key) {
 }
 
 bool Quick(const ResultsFile& f) { return Ctx(f, "spawnlab.quick") == "true"; }
+// A run under User-Mode Linux (//suite:uml): every system call is trapped,
+// so its times are no machine's; it shows which rows run and which skip.
+bool Uml(const ResultsFile& f) { return Ctx(f, "virtualization") == "uml"; }
 
 // "noisy", "quiet" or "not recorded" (results from before the run record).
 std::string NoisyMark(const ResultsFile& f) {
@@ -479,7 +482,11 @@ std::string Environment(const ResultsFile& f) {
 // Medians side by side, and each file's change against the first with the
 // U test's p-value (a change on a noisy run, or with p above 0.05, is not one
 // to believe).
-std::string AcrossKernels(const std::vector<const ResultsFile*>& files) {
+std::string AcrossKernels(const std::vector<const ResultsFile*>& all) {
+  std::vector<const ResultsFile*> files;  // UML's times compare with nothing
+  for (const ResultsFile* f : all) {
+    if (!Uml(*f)) files.push_back(f);
+  }
   if (files.size() < 2) return "";
   const ResultsFile& base = *files[0];
   std::string out = absl::StrCat(
@@ -552,6 +559,12 @@ std::string ExperimentReport(const std::string& experiment, const ReportSpec& sp
                     Quick(*f) ? " (quick run)" : "", "\n\n", "From `", f->path, "`, git ",
                     ShortRevision(*f), ", ", Ctx(*f, "cpu.model"), ", ", Ctx(*f, "virtualization"),
                     ".\n\n");
+    if (Uml(*f)) {
+      absl::StrAppend(&out, "**Under User-Mode Linux** (`bazel run //suite:uml`): UML traps ",
+                      "every system call of its programs, so these times are not a ",
+                      Cell(f->kernel()), " machine's; the run shows which rows work and which ",
+                      "skip on this kernel. No verdict or comparison uses it.\n\n");
+    }
     if (Quick(*f)) {
       absl::StrAppend(&out, "This is a `--quick` smoke run: too few repetitions to conclude ",
                       "anything.\n\n");

@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
+#include "nlohmann/json.hpp"
 
 namespace analysis {
 namespace {
@@ -215,6 +216,29 @@ TEST(Report, ChartsNeitherMixRowsNorRepeatLabels) {
   EXPECT_THAT(command, HasSubstr("xychart-beta horizontal\n    title \"same x everywhere"));
   EXPECT_THAT(command, ::testing::Not(HasSubstr("\"minimal\", \"minimal\"")));
   EXPECT_THAT(command, ::testing::Not(HasSubstr("split by nothing")));
+}
+
+// A run under User-Mode Linux is shown, marked, and used for nothing else:
+// no column across kernels, no verdict in the ledger.
+TEST(Report, UmlRunsAreMarkedAndJudgeNothing) {
+  const std::string results = Tmp("results-with-uml");
+  std::filesystem::remove_all(results);
+  std::filesystem::copy(Good(), results, std::filesystem::copy_options::recursive);
+  nlohmann::json doc = nlohmann::json::parse(Read(Good() + "/6.1.0-test/command.json"));
+  doc["context"]["kernel.release"] = "5.15.0-uml";
+  doc["context"]["host.name"] = "umlhost";
+  doc["context"]["virtualization"] = "uml";
+  std::filesystem::create_directories(results + "/5.15.0-uml");
+  std::ofstream(results + "/5.15.0-uml/command.json") << doc.dump();
+  const std::string out = Tmp("reports-with-uml");
+  ASSERT_EQ(RunReport(results, out), 0);
+  const std::string command = Read(out + "/command.md");
+  EXPECT_THAT(command, HasSubstr("## 5.15.0-uml on umlhost"));
+  EXPECT_THAT(command, HasSubstr("**Under User-Mode Linux**"));
+  EXPECT_THAT(command, ::testing::Not(HasSubstr("## Across kernels and hosts")));
+  const std::string ledger = Read(out + "/claims.md");
+  EXPECT_THAT(ledger, HasSubstr("6.1.0-test on testhost"));
+  EXPECT_THAT(ledger, ::testing::Not(HasSubstr("5.15.0-uml")));
 }
 
 // Without a spec an experiment still gets its rows; a spec that does not

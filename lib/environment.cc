@@ -53,17 +53,21 @@ std::vector<std::string> ListDir(const std::string& dir) {
   return names;
 }
 
-// "model name" and whether the "hypervisor" flag is set, from /proc/cpuinfo.
-void ReadCpuInfo(std::string* model, bool* hypervisor) {
+// "model name" and whether the "hypervisor" flag is set, from /proc/cpuinfo;
+// *uml when the vendor is "User Mode Linux" (a kernel running as a process,
+// which traps every system call of its programs).
+void ReadCpuInfo(std::string* model, bool* hypervisor, bool* uml = nullptr) {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
   *model = kUnknown;
   *hypervisor = false;
+  if (uml != nullptr) *uml = false;
   while (std::getline(in, line)) {
     std::pair<std::string, std::string> kv = absl::StrSplit(line, absl::MaxSplits(':', 1));
     absl::string_view key = absl::StripAsciiWhitespace(kv.first);
     absl::string_view value = absl::StripAsciiWhitespace(kv.second);
     if (key == "model name" && *model == kUnknown) *model = std::string(value);
+    if (key == "vendor_id" && value == "User Mode Linux" && uml != nullptr) *uml = true;
     if (key == "flags") {
       for (absl::string_view flag : absl::StrSplit(value, ' ')) {
         if (flag == "hypervisor") *hypervisor = true;
@@ -72,7 +76,10 @@ void ReadCpuInfo(std::string* model, bool* hypervisor) {
   }
 }
 
-std::string Virtualization(bool hypervisor_flag) {
+std::string Virtualization(bool hypervisor_flag, bool uml = false) {
+  // "uml" alone, first: its timings are no machine's (the reports and the
+  // claims ledger go by this word).
+  if (uml) return "uml";
   std::string vendor = ReadTrimmed("/sys/class/dmi/id/sys_vendor", "");
   std::string product = ReadTrimmed("/sys/class/dmi/id/product_name", "");
   std::string hv = ReadTrimmed("/sys/hypervisor/type", "");
@@ -152,7 +159,8 @@ std::string HostIdFrom(absl::string_view cpu_model, int cpus, int64_t memory_gib
 std::string HostId() {
   std::string model;
   bool hypervisor;
-  ReadCpuInfo(&model, &hypervisor);
+  bool uml;
+  ReadCpuInfo(&model, &hypervisor, &uml);
   int64_t mem_gib = 0;
   std::ifstream in("/proc/meminfo");
   std::string line;
@@ -164,7 +172,7 @@ std::string HostId() {
     }
   }
   return HostIdFrom(model, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)), mem_gib,
-                    Virtualization(hypervisor));
+                    Virtualization(hypervisor, uml));
 }
 
 std::string GitRevision(absl::string_view workspace_dir) {
@@ -231,8 +239,8 @@ std::map<std::string, std::string> CollectEnvironment() {
     env["kernel.machine"] = u.machine;
   }
   std::string model;
-  bool hypervisor;
-  ReadCpuInfo(&model, &hypervisor);
+  bool hypervisor, uml;
+  ReadCpuInfo(&model, &hypervisor, &uml);
   env["host.id"] = HostId();
   env["cpu.model"] = model;
   env["cpu.online"] = absl::StrCat(sysconf(_SC_NPROCESSORS_ONLN));
@@ -242,7 +250,7 @@ std::map<std::string, std::string> CollectEnvironment() {
   }
   env["cpu.governor"] =
       ReadTrimmed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "none (no cpufreq)");
-  env["virtualization"] = Virtualization(hypervisor);
+  env["virtualization"] = Virtualization(hypervisor, uml);
   const std::string vulns = "/sys/devices/system/cpu/vulnerabilities";
   for (const std::string& name : ListDir(vulns)) {
     env[absl::StrCat("mitigation.", name)] = ReadTrimmed(absl::StrCat(vulns, "/", name));

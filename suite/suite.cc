@@ -51,6 +51,10 @@ ABSL_FLAG(std::string, only, "",
 ABSL_FLAG(std::string, lock, "wait",
           "The machine's bench lock: wait for another bench to finish, or fail at once.");
 ABSL_FLAG(bool, report, true, "Regenerate reports/ at the end.");
+ABSL_FLAG(bool, keep_quick, false,
+          "With --quick: file each run under the full run's name (results/<kernel>/<host>/"
+          "<experiment>.json), for a kernel where a smoke run is all there is to keep, such as "
+          "User-Mode Linux (bazel run //suite:uml). The file still says it was quick.");
 ABSL_FLAG(bool, dry_run, false, "Print the plan and the estimate, and run nothing.");
 ABSL_FLAG(bool, self_check, false,
           "Run each bench twice, back to back, into a temporary folder (results/ is left "
@@ -186,6 +190,10 @@ int SuiteMain(int argc, char** argv) {
       return 2;
     }
   }
+  if (absl::GetFlag(FLAGS_keep_quick) && !quick) {
+    std::cerr << "error: --keep_quick goes with --quick\n";
+    return 2;
+  }
   const std::string lock_mode = absl::GetFlag(FLAGS_lock);
   if (lock_mode != "wait" && lock_mode != "fail") {
     std::cerr << "error: --lock=" << lock_mode << ": expected wait or fail\n";
@@ -241,6 +249,9 @@ int SuiteMain(int argc, char** argv) {
               << Minutes(elapsed) << ", ETA " << Minutes(remaining) << " to the end" << std::endl;
     std::vector<std::string> args = {RunfileOrExit(e.binary)};
     if (quick) args.push_back("--quick");
+    if (quick && absl::GetFlag(FLAGS_keep_quick) && !self_check) {
+      args.push_back("--out=" + FullResultsPath(workspace, e.name));
+    }
     const absl::Time t0 = absl::Now();
     absl::StatusOr<ExitStatus> status = absl::UnknownError("not run");
     std::vector<std::string> outs;

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# uml.sh: the suite's --quick smoke, and the probes, on a second real kernel:
+# Debian's User-Mode Linux (Linux 6.1), booted as an ordinary process with the
+# host's root as its file system.
+#
+#   bazel run //suite:uml                          # every bench, then reports/
+#   bazel run //suite:uml -- --only=clone3,syscalls
+#
+# Results go to results/<6.1.x>/<uml host>/<experiment>.json with
+# `virtualization: uml`: UML traps every system call of its programs, so its
+# timings are no 6.1 machine's. The reports mark them so and the claims ledger
+# never judges from them; what they are for is the kernel-feature matrix and
+# the skip paths (a bench meeting a kernel older than the one it was written
+# on must skip, not fail). Exit status: the suite's inside UML (0: no bench
+# failed), 2 for a usage error, 3 if UML is missing or did not finish.
+#
+# Flags (before any of the suite's own, which are passed on):
+#   --timeout=SECONDS   give up on UML after this long (default 1800)
+#   --no-report         leave reports/ alone
+set -euo pipefail
+
+ws=${BUILD_WORKSPACE_DIRECTORY:-}
+if [[ -z "$ws" ]]; then
+  echo "uml: run me with \`bazel run //suite:uml\`: results go into the workspace" >&2
+  exit 2
+fi
+suite=$(realpath "$1")
+report=$(realpath "$2")
+shift 2
+timeout_s=1800
+do_report=1
+suite_args=()
+for a in "$@"; do
+  case "$a" in
+    --timeout=*) timeout_s=${a#--timeout=} ;;
+    --no-report) do_report=0 ;;
+    *) suite_args+=("$a") ;;
+  esac
+done
+[[ "$timeout_s" =~ ^[0-9]+$ ]] || { echo "uml: --timeout=$timeout_s: expected seconds" >&2; exit 2; }
+
+uml=$(command -v linux.uml || true)
+if [[ -z "$uml" ]]; then
+  echo "uml: linux.uml not found: install Debian's user-mode-linux (./bazelw does)" >&2
+  exit 3
+fi
+
+# $suite is the real file in bazel-out (realpath above), with its own
+# runfiles tree beside it, as each bench has: no RUNFILES_DIR to inherit.
+tmp=$(mktemp -d /tmp/spawnlab-uml.XXXXXX)
+uml_pid=
+cleanup() {
+  # UML's helper processes share its process group: nothing outlives us.
+  if [[ -n "$uml_pid" ]]; then kill -KILL -- "-$uml_pid" 2>/dev/null || true; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+printf '%q ' "${suite_args[@]+"${suite_args[@]}"}" > "$tmp/args"
+cat > "$tmp/init" <<INIT
+#!/bin/sh
+# PID 1 inside UML: mount what the benches read, bring up loopback, run the
+# suite, leave its exit status on the host's file system, power off.
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t tmpfs tmpfs /dev/shm 2>/dev/null
+ip link set lo up 2>/dev/null || ifconfig lo up
+cd "$PWD"
+export BUILD_WORKSPACE_DIRECTORY="$ws" HOME=/root \
+  PATH=/usr/bin:/bin:/usr/sbin:/sbin
+echo "uml: Linux \$(uname -r) is up; the suite starts" > /dev/console
+eval "set -- \$(cat "$tmp/args")"
+"$suite" --quick --keep_quick --report=false "\$@" > /dev/console 2>&1
+echo \$? > "$tmp/status"
+exec poweroff -f
+INIT
+chmod +x "$tmp/init"
+
+echo "uml: booting $uml (Linux $(dpkg-query -W -f='${Version}' user-mode-linux 2>/dev/null || echo '?')), at most ${timeout_s} s"
+# `quiet`: the console carries the suite's output, not the kernel's boot log.
+# uml_dir: UML's own state goes into our temporary folder, not $HOME/.uml (a
+# test has no $HOME). Its memory is a file in $TMPDIR: /dev/shm where it can.
+uml_tmp=/tmp
+if [[ -d /dev/shm && -w /dev/shm ]]; then uml_tmp=/dev/shm; fi
+TMPDIR=$uml_tmp setsid "$uml" mem=2G root=/dev/root rootfstype=hostfs rootflags=/ rw quiet \
+  uml_dir="$tmp" init="$tmp/init" con=null con0=fd:0,fd:1 < /dev/null &
+uml_pid=$!
+deadline=$((SECONDS + timeout_s))
+while kill -0 "$uml_pid" 2>/dev/null; do
+  if ((SECONDS >= deadline)); then
+    echo "uml: gave up after ${timeout_s} s (--timeout)" >&2
+    exit 3
+  fi
+  sleep 1
+done
+wait "$uml_pid" || true
+uml_pid=
+if [[ ! -s "$tmp/status" ]]; then
+  echo "uml: UML stopped before the suite finished" >&2
+  exit 3
+fi
+status=$(cat "$tmp/status")
+if ((do_report)); then
+  echo "uml: regenerating reports/"
+  "$report"
+fi
+echo "uml: the suite inside UML exited $status"
+exit "$status"
