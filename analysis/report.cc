@@ -543,10 +543,13 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& all) {
 }
 
 std::string ExperimentReport(const std::string& experiment, const ReportSpec& spec,
-                             const std::vector<const ResultsFile*>& files,
+                             const std::vector<const ResultsFile*>& files_in,
                              const std::vector<const ResultsFile*>& all,
                              std::map<std::string, std::string>* svgs) {
   int next_svg = 1;
+  // Real machines first; runs under User-Mode Linux after them.
+  std::vector<const ResultsFile*> files = files_in;
+  std::stable_partition(files.begin(), files.end(), [](const ResultsFile* f) { return !Uml(*f); });
   std::string out = absl::StrCat(kGeneratedMarker, "\n\n# ", experiment, "\n\n");
   if (experiment != "crosscheck") {
     absl::StrAppend(&out, "The question, the hypothesis and how to run it: [experiments/",
@@ -568,6 +571,10 @@ std::string ExperimentReport(const std::string& experiment, const ReportSpec& sp
     if (Quick(*f)) {
       absl::StrAppend(&out, "This is a `--quick` smoke run: too few repetitions to conclude ",
                       "anything.\n\n");
+    }
+    if (Uml(*f)) {  // its times would only mislead: which rows ran, and why others did not
+      absl::StrAppend(&out, RunConditions(*f), RowsTable(*f), "\n", Environment(*f));
+      continue;
     }
     absl::StrAppend(&out, RunConditions(*f), HarnessOverhead(*f, spec.harness_overhead),
                     KeyRatioTable(*f, spec), Charts(*f, spec, experiment, &next_svg, svgs));

@@ -236,6 +236,11 @@ TEST(Report, UmlRunsAreMarkedAndJudgeNothing) {
   EXPECT_THAT(command, HasSubstr("## 5.15.0-uml on umlhost"));
   EXPECT_THAT(command, HasSubstr("**Under User-Mode Linux**"));
   EXPECT_THAT(command, ::testing::Not(HasSubstr("## Across kernels and hosts")));
+  // After the real machine's section, with its rows but no chart of its times.
+  EXPECT_LT(command.find("## 6.1.0-test on testhost"), command.find("## 5.15.0-uml on umlhost"));
+  EXPECT_EQ(command.find("xychart", command.find("## 5.15.0-uml")), std::string::npos);
+  EXPECT_NE(command.find("`command/api:vfork/child:minimal/op:run`", command.find("## 5.15.0-uml")),
+            std::string::npos);
   const std::string ledger = Read(out + "/claims.md");
   EXPECT_THAT(ledger, HasSubstr("6.1.0-test on testhost"));
   EXPECT_THAT(ledger, ::testing::Not(HasSubstr("5.15.0-uml")));

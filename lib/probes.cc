@@ -277,8 +277,10 @@ absl::Status ProbePerfInstructions() {
     } else if (err == EACCES || err == EPERM) {
       why = absl::StrCat("not permitted (kernel.perf_event_paranoid=",
                          ReadFirstLine("/proc/sys/kernel/perf_event_paranoid"), ")");
+    } else if (err == ENOSYS) {
+      why = "the kernel lacks perf_event_open (ENOSYS): built without perf events";
     } else {
-      why = strerror(err);
+      why = "it failed";  // ErrnoToStatus adds the errno's own words
     }
     return new absl::Status(absl::ErrnoToStatus(
         err, absl::StrCat("perf_event_open(PERF_COUNT_HW_INSTRUCTIONS): ", why)));
