@@ -274,13 +274,35 @@ std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::st
   return out;
 }
 
-// ---- The clone3 cross-check ----------------------------------------------
-
 }  // namespace
+
+// One unit for a whole table, so that its column reads by eye: the one that
+// suits the median of its values (ns, µs, ms or s).
+TimeUnit UnitFor(std::vector<double> ns) {
+  if (ns.empty()) return {"µs", 1e3};
+  std::sort(ns.begin(), ns.end());
+  const double typical = ns[ns.size() / 2];
+  if (typical >= 1e9) return {"s", 1e9};
+  if (typical >= 1e6) return {"ms", 1e6};
+  if (typical >= 1e3) return {"µs", 1e3};
+  return {"ns", 1};
+}
+
+// `ns` in `unit` to three significant figures, without an exponent:
+// 1234567 ns in ms is "1.23", 2.12 ns in µs "0.00212".
+std::string InUnit(double ns, TimeUnit unit) {
+  double v = ns / unit.ns;
+  if (v == 0 || !std::isfinite(v)) return absl::StrFormat("%g", v);
+  v = std::strtod(absl::StrFormat("%.3g", v).c_str(), nullptr);  // 0.9997 -> 1, not 1.000
+  const int decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(std::fabs(v)))));
+  return absl::StrFormat("%.*f", decimals, v);
+}
 
 bool CrossCheckAgrees(double bench_ratio, double crosscheck_ratio, double tolerance) {
   return std::fabs(bench_ratio / crosscheck_ratio - 1) <= tolerance;
 }
+
+// ---- The clone3 cross-check ----------------------------------------------
 
 namespace {
 
@@ -445,12 +467,19 @@ std::string CounterTables(const ResultsFile& f, const ReportSpec& spec) {
 // ---- Per-experiment report ------------------------------------------------
 
 std::string RowsTable(const ResultsFile& f) {
-  std::string out = "| row | median | min | stddev | cv | n |\n|---|---:|---:|---:|---:|---:|\n";
+  std::vector<double> medians;
+  for (const Series& s : f.series) {
+    if (s.measured()) medians.push_back(s.Median());
+  }
+  const TimeUnit unit = UnitFor(medians);
+  std::string out =
+      absl::StrCat("| row | median (", unit.name, ") | min (", unit.name, ") | stddev (", unit.name,
+                   ") | cv | n |\n|---|---:|---:|---:|---:|---:|\n");
   for (const Series& s : f.series) {
     if (!s.measured()) continue;
     const double med = s.Median(), sd = s.Stddev(), mean = s.Mean();
-    absl::StrAppend(&out, "| `", s.name, "` | ", FormatNanos(med), " | ", FormatNanos(s.Min()),
-                    " | ", FormatNanos(sd), " | ", Percent(sd / mean), " | ", s.Repetitions(),
+    absl::StrAppend(&out, "| `", s.name, "` | ", InUnit(med, unit), " | ", InUnit(s.Min(), unit),
+                    " | ", InUnit(sd, unit), " | ", Percent(sd / mean), " | ", s.Repetitions(),
                     " |\n");
   }
   std::string skipped;
@@ -489,11 +518,18 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& all) {
   }
   if (files.size() < 2) return "";
   const ResultsFile& base = *files[0];
-  std::string out = absl::StrCat(
-      "## Across kernels and hosts\n\nMedians; each column is one results file. *change*: ",
-      "against the first column (", Cell(base.kernel()), " on ", Cell(base.host()),
-      Quick(base) ? ", quick" : "",
-      "), with the U test's p-value over the repetitions.\n\n| row |");
+  std::vector<double> medians;
+  for (const ResultsFile* f : files) {
+    for (const Series& s : f->series) {
+      if (s.measured()) medians.push_back(s.Median());
+    }
+  }
+  const TimeUnit unit = UnitFor(medians);
+  std::string out =
+      absl::StrCat("## Across kernels and hosts\n\nMedians in ", unit.name,
+                   "; each column is one results file. *change*: ", "against the first column (",
+                   Cell(base.kernel()), " on ", Cell(base.host()), Quick(base) ? ", quick" : "",
+                   "), with the U test's p-value over the repetitions.\n\n| row |");
   std::string rule = "|---|";
   for (size_t i = 0; i < files.size(); ++i) {
     const ResultsFile* f = files[i];
@@ -521,7 +557,7 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& all) {
       const Series* s = files[i]->Find(name);
       absl::StrAppend(&out, " ",
                       s == nullptr    ? "—"
-                      : s->measured() ? FormatNanos(s->Median())
+                      : s->measured() ? InUnit(s->Median(), unit)
                                       : "skipped",
                       " |");
       if (i == 0) continue;

@@ -45,6 +45,18 @@ std::map<std::string, std::string> BuildReports(const ResultsSet& results,
                                                 const std::vector<Claim>& claims,
                                                 const std::map<std::string, ReportSpec>& specs);
 
+// A time unit for a whole table: the one that suits the median of `ns`
+// (ns, µs, ms or s), so that a column reads by eye.
+struct TimeUnit {
+  const char* name;
+  double ns;
+};
+TimeUnit UnitFor(std::vector<double> ns);
+
+// `ns` in `unit` to three significant figures, without an exponent:
+// 1234567 ns in ms is "1.23", 2.12 ns in µs "0.00212".
+std::string InUnit(double ns, TimeUnit unit);
+
 }  // namespace analysis
 
 #endif  // SPAWNLAB_ANALYSIS_REPORT_H_

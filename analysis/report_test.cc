@@ -104,10 +104,13 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   EXPECT_THAT(clone3, ::testing::Not(HasSubstr("    y-axis \"us\"\n")));
   EXPECT_THAT(clone3, HasSubstr("| `spawn/method:fork/child:minimal/parent:minimal/until:exit` |"));
   EXPECT_THAT(clone3, HasSubstr("## Across kernels and hosts"));
+  // One unit per table, named in its header; three significant figures.
+  EXPECT_THAT(clone3, HasSubstr("| row | median (µs) | min (µs) | stddev (µs) | cv | n |"));
+  EXPECT_THAT(clone3, HasSubstr("Medians in µs; each column is one results file."));
   // The second kernel's change against the first, with the U test's p-value
   // (fixture: vfork 404 µs on 6.1, 384 µs on 6.2, repetitions fully apart).
   EXPECT_THAT(clone3, HasSubstr("| `spawn/method:vfork/child:minimal/parent:minimal/until:exit` | "
-                                "404 µs | 384 µs | -5.0% (p = 0.0027) |"));
+                                "404 | 384 | -5.0% (p = 0.0027) |"));
   EXPECT_THAT(clone3, HasSubstr("### Cross-check"));
   // Fixture minima: bench fork 1358 / vfork 388 = 3.50; crosscheck 1300 / 400
   // = 3.25, 7.7% apart: within the ±10% tolerance.
@@ -244,6 +247,16 @@ TEST(Report, UmlRunsAreMarkedAndJudgeNothing) {
   const std::string ledger = Read(out + "/claims.md");
   EXPECT_THAT(ledger, HasSubstr("6.1.0-test on testhost"));
   EXPECT_THAT(ledger, ::testing::Not(HasSubstr("5.15.0-uml")));
+}
+
+TEST(Report, ThreeSignificantFiguresInTheTablesUnit) {
+  EXPECT_EQ(InUnit(1234567, {"ms", 1e6}), "1.23");
+  EXPECT_EQ(InUnit(2.12, {"µs", 1e3}), "0.00212");
+  EXPECT_EQ(InUnit(999.7, {"µs", 1e3}), "1.00");
+  EXPECT_EQ(InUnit(98765, {"µs", 1e3}), "98.8");
+  EXPECT_EQ(InUnit(123456, {"µs", 1e3}), "123");
+  EXPECT_EQ(UnitFor({20, 1000, 1500, 98000}).name, std::string("µs"));
+  EXPECT_EQ(UnitFor({2e6, 3e6}).name, std::string("ms"));
 }
 
 // Without a spec an experiment still gets its rows; a spec that does not
