@@ -511,7 +511,26 @@ std::string Environment(const ResultsFile& f) {
 // Medians side by side, and each file's change against the first with the
 // U test's p-value (a change on a noisy run, or with p above 0.05, is not one
 // to believe).
-std::string AcrossKernels(const std::vector<const ResultsFile*>& all) {
+// The rows an experiment is summed up by across kernels: its spec's key rows,
+// its key ratios' rows and its drift canary, each once, in that order.
+std::vector<std::string> KeyRows(const ReportSpec& spec, const ResultsFile& f) {
+  std::vector<std::string> rows = spec.key_rows;
+  for (const KeyRatioSpec& k : spec.key_ratios) {
+    rows.push_back(k.numerator);
+    rows.insert(rows.end(), k.denominators.begin(), k.denominators.end());
+  }
+  if (std::string canary = Ctx(f, "spawnlab.canary.row"); !canary.empty() && canary != "—") {
+    rows.push_back(canary);
+  }
+  std::vector<std::string> unique;
+  std::set<std::string> seen;
+  for (const std::string& r : rows) {
+    if (seen.insert(r).second) unique.push_back(r);
+  }
+  return unique;
+}
+
+std::string AcrossKernels(const std::vector<const ResultsFile*>& all, const ReportSpec& spec) {
   std::vector<const ResultsFile*> files;  // UML's times compare with nothing
   for (const ResultsFile* f : all) {
     if (!Uml(*f)) files.push_back(f);
@@ -575,6 +594,24 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& all) {
     }
     absl::StrAppend(&out, "\n");
   }
+  // A chart per key row: its median on each kernel and host, from zero.
+  absl::StrAppend(&out, "\n");
+  for (const std::string& row : KeyRows(spec, base)) {
+    std::vector<std::string> xs, ys;
+    double max = 0;
+    for (const ResultsFile* f : files) {
+      const Series* s = f->Find(row);
+      if (s == nullptr || !s->measured()) continue;
+      xs.push_back(absl::StrCat("\"", f->kernel(), " on ", f->host(), "\""));
+      ys.push_back(absl::StrFormat("%.1f", s->Median() / 1e3));
+      max = std::max(max, s->Median() / 1e3);
+    }
+    if (xs.size() < 2) continue;
+    absl::StrAppend(&out, "```mermaid\nxychart-beta horizontal\n    title \"", row,
+                    " by kernel and host (median, us)\"\n    x-axis [", absl::StrJoin(xs, ", "),
+                    "]\n", absl::StrFormat("    y-axis \"us\" 0 --> %g\n", AxisTop(max)),
+                    "    bar [", absl::StrJoin(ys, ", "), "]\n```\n\n");
+  }
   return absl::StrCat(out, "\n");
 }
 
@@ -618,7 +655,7 @@ std::string ExperimentReport(const std::string& experiment, const ReportSpec& sp
     absl::StrAppend(&out, CounterTables(*f, spec));
     absl::StrAppend(&out, RowsTable(*f), "\n", Environment(*f));
   }
-  absl::StrAppend(&out, AcrossKernels(files));
+  absl::StrAppend(&out, AcrossKernels(files, spec));
   return out;
 }
 

@@ -108,8 +108,8 @@ absl::StatusOr<ReportSpec> Parse(const Json& j, const std::string& experiment,
   ReportSpec spec;
   spec.experiment = experiment;
   Reader top(j, where);
-  SPEC_RETURN_IF_ERROR(
-      top.CheckKeys({"charts", "key_ratios", "counters", "harness_overhead", "cross_check"}));
+  SPEC_RETURN_IF_ERROR(top.CheckKeys(
+      {"charts", "key_ratios", "counters", "harness_overhead", "key_rows", "cross_check"}));
   const Json* charts;
   SPEC_ASSIGN(charts, Array(j, "charts", where));
   for (size_t i = 0; charts != nullptr && i < charts->size(); ++i) {
@@ -165,6 +165,15 @@ absl::StatusOr<ReportSpec> Parse(const Json& j, const std::string& experiment,
   }
   if (j.contains("harness_overhead")) {
     SPEC_ASSIGN(spec.harness_overhead, top.Row(j["harness_overhead"], "'harness_overhead'"));
+  }
+  if (j.contains("key_rows")) {
+    const Json* rows;
+    SPEC_ASSIGN(rows, Array(j, "key_rows", where));
+    for (size_t i = 0; i < rows->size(); ++i) {
+      std::string row;
+      SPEC_ASSIGN(row, top.Row((*rows)[i], absl::StrCat("'key_rows'[", i, "]")));
+      spec.key_rows.push_back(std::move(row));
+    }
   }
   if (j.contains("cross_check")) {
     Reader r(j["cross_check"], absl::StrCat(where, ": cross_check"));
@@ -316,6 +325,9 @@ std::vector<std::string> CheckSpecRows(const ReportSpec& spec,
     }
   }
   if (!spec.harness_overhead.empty()) need(bench, spec.harness_overhead, "harness_overhead");
+  for (size_t i = 0; i < spec.key_rows.size(); ++i) {
+    need(bench, spec.key_rows[i], absl::StrCat("key_rows[", i, "]"));
+  }
   if (spec.has_cross_check) {
     for (size_t i = 0; i < spec.cross_check.pairs.size(); ++i) {
       const CrossCheckPair& p = spec.cross_check.pairs[i];

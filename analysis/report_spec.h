@@ -16,7 +16,8 @@
 //                     "denominators": ["spawn/method:fork/until:exit"], "bound": 1.0}],
 //     "counters": [{"title": "the parent", "family": "spawn", "fixed": {},
 //                   "names": ["parent_mappings"]}],
-//     "harness_overhead": "harness/op:empty"
+//     "harness_overhead": "harness/op:empty",
+//     "key_rows": ["spawn/method:vfork/until:exit"]
 //   }
 //
 // and in code:
@@ -95,6 +96,9 @@ struct ReportSpec {
   std::vector<KeyRatioSpec> key_ratios;
   std::vector<CounterTableSpec> counters;
   std::string harness_overhead;  // a row timing the harness alone, or empty
+  // Rows charted across kernels and hosts, one chart each, when results/
+  // holds more than one (besides the key ratios' rows and the canary).
+  std::vector<std::string> key_rows;
   bool has_cross_check = false;
   CrossCheckSpec cross_check;
 };
