@@ -607,10 +607,12 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& all, const Repo
       max = std::max(max, s->Median() / 1e3);
     }
     if (xs.size() < 2) continue;
-    absl::StrAppend(&out, "```mermaid\nxychart-beta horizontal\n    title \"", row,
-                    " by kernel and host (median, us)\"\n    x-axis [", absl::StrJoin(xs, ", "),
-                    "]\n", absl::StrFormat("    y-axis \"us\" 0 --> %g\n", AxisTop(max)),
-                    "    bar [", absl::StrJoin(ys, ", "), "]\n```\n\n");
+    // The row's name above the chart: as a Mermaid title it would be cut off.
+    absl::StrAppend(&out, "`", row, "`:\n\n```mermaid\nxychart-beta horizontal\n",
+                    "    title \"by kernel and host (median, us)\"\n    x-axis [",
+                    absl::StrJoin(xs, ", "), "]\n",
+                    absl::StrFormat("    y-axis \"us\" 0 --> %g\n", AxisTop(max)), "    bar [",
+                    absl::StrJoin(ys, ", "), "]\n```\n\n");
   }
   return absl::StrCat(out, "\n");
 }

@@ -112,10 +112,10 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   EXPECT_THAT(clone3, HasSubstr("| `spawn/method:vfork/child:minimal/parent:minimal/until:exit` | "
                                 "404 | 384 | -5.0% (p = 0.0027) |"));
   // And a chart of each key row by kernel, from zero.
-  EXPECT_THAT(clone3, HasSubstr("xychart-beta horizontal\n    title \"spawn/method:vfork/child:"
-                                "minimal/parent:minimal/until:exit by kernel and host (median, "
-                                "us)\"\n    x-axis [\"6.1.0-test on testhost\", \"6.2.0-test on "
-                                "testhost\"]\n    y-axis \"us\" 0 --> "));
+  EXPECT_THAT(clone3, HasSubstr("`spawn/method:vfork/child:minimal/parent:minimal/until:exit`:\n\n"
+                                "```mermaid\nxychart-beta horizontal\n    title \"by kernel and "
+                                "host (median, us)\"\n    x-axis [\"6.1.0-test on testhost\", "
+                                "\"6.2.0-test on testhost\"]\n    y-axis \"us\" 0 --> "));
   EXPECT_THAT(clone3, HasSubstr("### Cross-check"));
   // Fixture minima: bench fork 1358 / vfork 388 = 3.50; crosscheck 1300 / 400
   // = 3.25, 7.7% apart: within the ±10% tolerance.
