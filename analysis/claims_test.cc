@@ -1,4 +1,4 @@
-// claims_test.cc: the ledger's data holds every claim of shared/claims.md with
+// claims_test.cc: the ledger's data holds every claim the project tests with
 // a valid rule, and each rule kind gives the verdict its definition says, on
 // the fixtures and on made-up series.
 
