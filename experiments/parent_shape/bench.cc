@@ -1,0 +1,207 @@
+// bench.cc: what the shape of a parent (its mappings, its threads) costs a
+// spawn, at the same resident size.
+//
+//   bazel run //experiments/parent_shape:bench [-- --quick]
+//
+// Rows:
+//   spawn/method:M/mappings:N/until:exit
+//       this bench, holding N extra anonymous mappings that share the same
+//       60,000 touched pages (234 MiB) between them (adjacent mappings
+//       alternate read-write and read-only, so the kernel cannot merge them),
+//       spawns the minimal child by M = fork or vfork and reaps it.
+//       N = 100, 1000, 10000, 60000. Counter parent_mappings.
+//   spawn/method:M/parent-threads:N/until:exit
+//       this bench with N - 1 extra threads (blocked, each on its own stack)
+//       spawns the minimal child by M = fork, vfork or posix_spawn and reaps
+//       it. N = 1, 16, 256. Counters parent_threads and parent_mappings.
+// A row that cannot set its parent up (vm.max_map_count, memory, threads) is
+// skipped with the reason.
+
+#include "lib/bench.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "lib/runfiles.h"
+#include "lib/spawn.h"
+#include "lib/timed_spawn.h"
+
+namespace spawnlab {
+namespace {
+
+constexpr size_t kPage = 4096;
+constexpr size_t kTouchedPages = 60000;  // the same resident size for every N
+
+// Lines of /proc/self/maps: this process's mappings now.
+int64_t Mappings() {
+  std::ifstream in("/proc/self/maps");
+  int64_t n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+// Threads of this process now (/proc/self/status, "Threads:").
+int64_t Threads() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoll(line.substr(8));
+  }
+  return -1;
+}
+
+// kTouchedPages pages in `n` distinct mappings, every page written; unmapped
+// when this goes.
+class ManyMappings {
+ public:
+  static absl::StatusOr<ManyMappings> Make(size_t n) {
+    ManyMappings m;
+    const size_t pages_each = kTouchedPages / n;
+    m.bytes_ = pages_each * kPage;
+    // One reservation, then each mapping fixed inside it: contiguous, so the
+    // only thing keeping them apart is their alternating protection.
+    void* base = mmap(nullptr, m.bytes_ * n, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) {
+      return absl::ErrnoToStatus(errno, absl::StrCat("mmap of ", m.bytes_ * n, " bytes"));
+    }
+    m.base_ = static_cast<char*>(base);
+    m.n_ = n;
+    for (size_t off = 0; off < m.bytes_ * n; off += kPage) m.base_[off] = 1;
+    for (size_t i = 1; i < n; i += 2) {
+      if (mprotect(m.base_ + i * m.bytes_, m.bytes_, PROT_READ) != 0) {
+        return absl::ErrnoToStatus(errno,
+                                   absl::StrCat("mprotect to split mapping ", i, " of ", n,
+                                                " (vm.max_map_count is ", MaxMapCount(), ")"));
+      }
+    }
+    return m;
+  }
+  ManyMappings() = default;
+  ManyMappings(ManyMappings&& o) noexcept : base_(o.base_), bytes_(o.bytes_), n_(o.n_) {
+    o.base_ = nullptr;
+  }
+  ManyMappings& operator=(ManyMappings&&) = delete;
+  ~ManyMappings() {
+    if (base_ != nullptr) munmap(base_, bytes_ * n_);
+  }
+
+ private:
+  static std::string MaxMapCount() {
+    std::ifstream in("/proc/sys/vm/max_map_count");
+    std::string v;
+    return std::getline(in, v) ? v : "unknown";
+  }
+  char* base_ = nullptr;
+  size_t bytes_ = 0, n_ = 0;
+};
+
+// n - 1 threads blocked on a condition variable until this goes.
+class IdleThreads {
+ public:
+  explicit IdleThreads(int n) {
+    for (int i = 1; i < n; ++i) {
+      threads_.emplace_back([this] {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return done_; });
+      });
+    }
+  }
+  ~IdleThreads() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// Times spawns of `spawner` by `method` into `state`; false if one failed.
+bool TimeSpawns(benchmark::State& state, TimedSpawner& spawner, SpawnMethod method) {
+  SpawnOptions options;
+  options.want_pidfd = false;
+  absl::StatusOr<SpawnTimes> warm = spawner.Once(method, options);
+  if (!warm.ok()) {
+    FailRow(state, warm.status());
+    return false;
+  }
+  for (auto _ : state) {
+    absl::StatusOr<SpawnTimes> t = spawner.Once(method, options);
+    if (!t.ok()) {
+      FailRow(state, t.status());
+      return false;
+    }
+    state.SetIterationTime(static_cast<double>(t->to_exit_ns) * 1e-9);
+  }
+  return true;
+}
+
+void BM_Mappings(benchmark::State& state, SpawnMethod method, size_t n, std::string child) {
+  absl::StatusOr<TimedSpawner> spawner = TimedSpawner::Create(child);
+  if (!spawner.ok()) return FailRow(state, spawner.status());
+  absl::StatusOr<ManyMappings> mappings = ManyMappings::Make(n);
+  if (!mappings.ok()) return SkipRow(state, mappings.status());
+  const int64_t maps = Mappings();
+  if (!TimeSpawns(state, *spawner, method)) return;
+  state.counters["parent_mappings"] = static_cast<double>(maps);
+}
+
+void BM_Threads(benchmark::State& state, SpawnMethod method, int n, std::string child) {
+  absl::StatusOr<TimedSpawner> spawner = TimedSpawner::Create(child);
+  if (!spawner.ok()) return FailRow(state, spawner.status());
+  IdleThreads threads(n);
+  // The bench's own progress thread is there too: count what is.
+  const int64_t count = Threads(), maps = Mappings();
+  if (!TimeSpawns(state, *spawner, method)) return;
+  state.counters["parent_threads"] = static_cast<double>(count);
+  state.counters["parent_mappings"] = static_cast<double>(maps);
+}
+
+void Register(const BenchOptions& options) {
+  const std::string child = RunfileOrExit("lib/children/minimal_child");
+  for (SpawnMethod method : {SpawnMethod::kFork, SpawnMethod::kVfork}) {
+    for (size_t n : {100, 1000, 10000, 60000}) {
+      Configure(benchmark::RegisterBenchmark(absl::StrCat("spawn/method:", SpawnMethodName(method),
+                                                          "/mappings:", n, "/until:exit")
+                                                 .c_str(),
+                                             BM_Mappings, method, n, child),
+                options);
+    }
+  }
+  for (SpawnMethod method : {SpawnMethod::kFork, SpawnMethod::kVfork, SpawnMethod::kPosixSpawn}) {
+    for (int n : {1, 16, 256}) {
+      Configure(benchmark::RegisterBenchmark(absl::StrCat("spawn/method:", SpawnMethodName(method),
+                                                          "/parent-threads:", n, "/until:exit")
+                                                 .c_str(),
+                                             BM_Threads, method, n, child),
+                options);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace spawnlab
+
+int main(int argc, char** argv) {
+  spawnlab::BenchDefaults defaults;
+  // Each repetition sets its parent up afresh, so the rows can be shuffled.
+  defaults.random_interleaving = true;
+  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  defaults.canary_row = "spawn/method:vfork/parent-threads:1/until:exit";
+  return spawnlab::BenchMain(argc, argv, "parent_shape", spawnlab::Register, defaults);
+}
