@@ -5,9 +5,10 @@
 //
 // Rows:
 //   spawn/method:M/mappings:N/until:exit
-//       this bench, holding N extra anonymous mappings that share the same
-//       60,000 touched pages (234 MiB) between them (adjacent mappings
-//       alternate read-write and read-only, so the kernel cannot merge them),
+//       this bench, holding N extra anonymous mappings of one page each,
+//       none touched, so the resident size is the same for every N (adjacent
+//       mappings alternate read-write and read-only, so the kernel cannot
+//       merge them),
 //       spawns the minimal child by M = fork or vfork and reaps it.
 //       N = 100, 1000, 10000, 60000. Counter parent_mappings.
 //   spawn/method:M/parent-threads:N/until:exit
@@ -39,7 +40,6 @@ namespace spawnlab {
 namespace {
 
 constexpr size_t kPage = 4096;
-constexpr size_t kTouchedPages = 60000;  // the same resident size for every N
 
 // Lines of /proc/self/maps: this process's mappings now.
 int64_t Mappings() {
@@ -58,14 +58,14 @@ int64_t Threads() {
   return -1;
 }
 
-// kTouchedPages pages in `n` distinct mappings, every page written; unmapped
-// when this goes.
+// `n` distinct one-page mappings, none touched (page tables, and the memory a
+// fork would copy, stay as they were: only the mappings themselves are added);
+// unmapped when this goes.
 class ManyMappings {
  public:
   static absl::StatusOr<ManyMappings> Make(size_t n) {
     ManyMappings m;
-    const size_t pages_each = kTouchedPages / n;
-    m.bytes_ = pages_each * kPage;
+    m.bytes_ = kPage;
     // One reservation, then each mapping fixed inside it: contiguous, so the
     // only thing keeping them apart is their alternating protection.
     void* base = mmap(nullptr, m.bytes_ * n, PROT_READ | PROT_WRITE,
@@ -75,7 +75,6 @@ class ManyMappings {
     }
     m.base_ = static_cast<char*>(base);
     m.n_ = n;
-    for (size_t off = 0; off < m.bytes_ * n; off += kPage) m.base_[off] = 1;
     for (size_t i = 1; i < n; i += 2) {
       if (mprotect(m.base_ + i * m.bytes_, m.bytes_, PROT_READ) != 0) {
         return absl::ErrnoToStatus(errno,
