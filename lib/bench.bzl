@@ -82,8 +82,11 @@ def spawnlab_bench(name, srcs, deps = [], data = [], expect = [], smoke_timeout_
         cmd = "printf '%s\\n' > $@" % "\\n".join(lines),
         visibility = ["//suite:__pkg__"],
     )
+    # `data`, not only `srcs`: the binaries' own runfiles (children, servers)
+    # come along, so that a runfiles tree holding the suite holds them too.
     native.filegroup(
         name = "suite_entry",
         srcs = [":suite_entry.txt", ":" + name] + ([crosscheck] if crosscheck else []),
+        data = [":" + name] + ([crosscheck] if crosscheck else []),
         visibility = ["//suite:__pkg__"],
     )

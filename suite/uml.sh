@@ -24,8 +24,8 @@ if [[ -z "$ws" ]]; then
   echo "uml: run me with \`bazel run //suite:uml\`: results go into the workspace" >&2
   exit 2
 fi
-suite=$(realpath "$1")
-report=$(realpath "$2")
+suite="$PWD/$1"
+report="$PWD/$2"
 shift 2
 timeout_s=1800
 do_report=1
@@ -45,8 +45,10 @@ if [[ -z "$uml" ]]; then
   exit 3
 fi
 
-# $suite is the real file in bazel-out (realpath above), with its own
-# runfiles tree beside it, as each bench has: no RUNFILES_DIR to inherit.
+# The suite and every bench it starts find their files in our runfiles tree,
+# which `bazel run` (or the test) built and left as our working directory's
+# parent: a binary's own tree in bazel-bin exists only if it was built alone.
+runfiles=$(dirname "$PWD")
 tmp=$(mktemp -d /tmp/spawnlab-uml.XXXXXX)
 uml_pid=
 cleanup() {
@@ -67,7 +69,7 @@ mount -t sysfs sysfs /sys
 mount -t tmpfs tmpfs /dev/shm 2>/dev/null
 ip link set lo up 2>/dev/null || ifconfig lo up
 cd "$PWD"
-export BUILD_WORKSPACE_DIRECTORY="$ws" HOME=/root \
+export RUNFILES_DIR="$runfiles" BUILD_WORKSPACE_DIRECTORY="$ws" HOME=/root \
   PATH=/usr/bin:/bin:/usr/sbin:/sbin
 echo "uml: Linux \$(uname -r) is up; the suite starts" > /dev/console
 eval "set -- \$(cat "$tmp/args")"
