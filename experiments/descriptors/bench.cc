@@ -46,6 +46,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "experiments/descriptors/close_fds.h"
+#include "lib/bench_spawn.h"
 #include "lib/clock.h"
 #include "lib/command.h"
 #include "lib/probes.h"
@@ -121,6 +122,9 @@ class Ballast {
 };
 
 void BM_Spawn(benchmark::State& state, SpawnMethod method, int fds, std::string child) {
+  if (method == SpawnMethod::kClone3) {
+    if (absl::Status s = ProbeClone3(); !s.ok()) return SkipRow(state, s);
+  }
   // Room for the ballast and the bench's own descriptors.
   absl::StatusOr<NofileLimit> limit = NofileLimit::Set(static_cast<rlim_t>(fds) + 1024);
   if (!limit.ok()) return SkipRow(state, limit.status());
@@ -130,19 +134,7 @@ void BM_Spawn(benchmark::State& state, SpawnMethod method, int fds, std::string 
   if (!spawner.ok()) return FailRow(state, spawner.status());
   SpawnOptions options;
   options.want_pidfd = false;
-  absl::StatusOr<SpawnTimes> warm = spawner->Once(method, options);
-  if (!warm.ok()) {
-    if (absl::IsUnimplemented(warm.status())) return SkipRow(state, warm.status());
-    return FailRow(state, warm.status());
-  }
-  for (auto _ : state) {
-    absl::StatusOr<SpawnTimes> t = spawner->Once(method, options);
-    if (!t.ok()) {
-      FailRow(state, t.status());
-      break;
-    }
-    state.SetIterationTime(static_cast<double>(t->to_exit_ns) * 1e-9);
-  }
+  TimeSpawns(state, *spawner, method, /*until_start=*/false, options);
   state.counters["parent_fds"] = static_cast<double>(OpenDescriptors());
 }
 

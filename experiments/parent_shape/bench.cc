@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "lib/bench_spawn.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
 #include "lib/timed_spawn.h"
@@ -103,6 +104,13 @@ class ManyMappings {
   size_t bytes_ = 0, n_ = 0;
 };
 
+// Nothing will poll the child: no pidfd to make and close.
+SpawnOptions NoPidfd() {
+  SpawnOptions options;
+  options.want_pidfd = false;
+  return options;
+}
+
 // n - 1 threads blocked on a condition variable until this goes.
 class IdleThreads {
  public:
@@ -130,33 +138,13 @@ class IdleThreads {
   std::vector<std::thread> threads_;
 };
 
-// Times spawns of `spawner` by `method` into `state`; false if one failed.
-bool TimeSpawns(benchmark::State& state, TimedSpawner& spawner, SpawnMethod method) {
-  SpawnOptions options;
-  options.want_pidfd = false;
-  absl::StatusOr<SpawnTimes> warm = spawner.Once(method, options);
-  if (!warm.ok()) {
-    FailRow(state, warm.status());
-    return false;
-  }
-  for (auto _ : state) {
-    absl::StatusOr<SpawnTimes> t = spawner.Once(method, options);
-    if (!t.ok()) {
-      FailRow(state, t.status());
-      return false;
-    }
-    state.SetIterationTime(static_cast<double>(t->to_exit_ns) * 1e-9);
-  }
-  return true;
-}
-
 void BM_Mappings(benchmark::State& state, SpawnMethod method, size_t n, std::string child) {
   absl::StatusOr<TimedSpawner> spawner = TimedSpawner::Create(child);
   if (!spawner.ok()) return FailRow(state, spawner.status());
   absl::StatusOr<ManyMappings> mappings = ManyMappings::Make(n);
   if (!mappings.ok()) return SkipRow(state, mappings.status());
   const int64_t maps = Mappings();
-  if (!TimeSpawns(state, *spawner, method)) return;
+  TimeSpawns(state, *spawner, method, /*until_start=*/false, NoPidfd());
   state.counters["parent_mappings"] = static_cast<double>(maps);
 }
 
@@ -166,7 +154,7 @@ void BM_Threads(benchmark::State& state, SpawnMethod method, int n, std::string 
   IdleThreads threads(n);
   // The bench's own progress thread is there too: count what is.
   const int64_t count = Threads(), maps = Mappings();
-  if (!TimeSpawns(state, *spawner, method)) return;
+  TimeSpawns(state, *spawner, method, /*until_start=*/false, NoPidfd());
   state.counters["parent_threads"] = static_cast<double>(count);
   state.counters["parent_mappings"] = static_cast<double>(maps);
 }
