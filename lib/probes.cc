@@ -238,6 +238,20 @@ int TryCloseRange(unsigned int flags) {
 }
 }  // namespace
 
+absl::Status ProbeWaitidPidfd() {
+  static const absl::Status* const result = [] {
+    // An invalid pidfd: EBADF proves P_PIDFD is understood; before 5.4 the
+    // idtype itself is EINVAL.
+    siginfo_t info;
+    const int r = waitid(static_cast<idtype_t>(3 /* P_PIDFD */), static_cast<id_t>(-1), &info,
+                         WEXITED | WNOHANG);
+    const int err = r < 0 ? errno : 0;
+    if (err == EBADF) return new absl::Status();
+    return new absl::Status(Missing("waitid(P_PIDFD)", err == 0 ? EINVAL : err, "Linux 5.4"));
+  }();
+  return *result;
+}
+
 absl::Status ProbeCloseRange() {
   static const absl::Status* const result = [] {
     int err = TryCloseRange(0);
@@ -299,6 +313,7 @@ std::vector<ProbeResult> AllProbes() {
       {"io_uring_waitid", "Linux 6.7", ProbeIoUringOpcode(kIoringOpWaitid)},
       {"memfd_create", "Linux 3.17", ProbeMemfdCreate()},
       {"execveat", "Linux 3.19", ProbeExecveat()},
+      {"waitid_pidfd", "Linux 5.4", ProbeWaitidPidfd()},
       {"close_range", "Linux 5.9", ProbeCloseRange()},
       {"close_range_cloexec", "Linux 5.11", ProbeCloseRangeCloexec()},
       {"perf_instructions", "Linux 2.6.31", ProbePerfInstructions()},

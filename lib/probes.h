@@ -29,6 +29,7 @@ absl::Status ProbeIoUring();                  // io_uring_setup(2), and io_uring
 absl::Status ProbeIoUringOpcode(int opcode);  // via io_uring_get_probe
 absl::Status ProbeMemfdCreate();              // memfd_create(2), Linux 3.17
 absl::Status ProbeExecveat();                 // execveat(2), Linux 3.19
+absl::Status ProbeWaitidPidfd();              // waitid(P_PIDFD, ...), Linux 5.4
 absl::Status ProbeCloseRange();               // close_range(2), Linux 5.9
 absl::Status ProbeCloseRangeCloexec();        // close_range's CLOSE_RANGE_CLOEXEC, Linux 5.11
 absl::Status ProbePerfInstructions();         // perf_event_open of retired instructions

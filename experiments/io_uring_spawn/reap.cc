@@ -21,7 +21,8 @@
 namespace spawnlab {
 namespace {
 
-constexpr std::array<ReapStrategy, 5> kAll = {ReapStrategy::kWaitpid, ReapStrategy::kSignalfd,
+constexpr std::array<ReapStrategy, 7> kAll = {ReapStrategy::kWaitpid,    ReapStrategy::kWaitidPidfd,
+                                              ReapStrategy::kPollPidfd,  ReapStrategy::kSignalfd,
                                               ReapStrategy::kEpollPidfd, ReapStrategy::kUringPoll,
                                               ReapStrategy::kUringWaitid};
 
@@ -38,6 +39,10 @@ absl::string_view ReapStrategyName(ReapStrategy s) {
   switch (s) {
     case ReapStrategy::kWaitpid:
       return "waitpid";
+    case ReapStrategy::kWaitidPidfd:
+      return "waitid-pidfd";
+    case ReapStrategy::kPollPidfd:
+      return "poll-pidfd";
     case ReapStrategy::kSignalfd:
       return "signalfd";
     case ReapStrategy::kEpollPidfd:
@@ -51,7 +56,8 @@ absl::string_view ReapStrategyName(ReapStrategy s) {
 }
 
 bool NeedsPidfds(ReapStrategy s) {
-  return s == ReapStrategy::kEpollPidfd || s == ReapStrategy::kUringPoll;
+  return s == ReapStrategy::kWaitidPidfd || s == ReapStrategy::kPollPidfd ||
+         s == ReapStrategy::kEpollPidfd || s == ReapStrategy::kUringPoll;
 }
 
 Batch::~Batch() {
@@ -93,6 +99,13 @@ absl::StatusOr<std::unique_ptr<Reaper>> Reaper::Create(ReapStrategy strategy, in
   std::unique_ptr<Reaper> r(new Reaper(strategy));
   switch (strategy) {
     case ReapStrategy::kWaitpid:
+      break;
+    case ReapStrategy::kWaitidPidfd:
+      if (absl::Status s = ProbePidfdOpen(); !s.ok()) return s;
+      if (absl::Status s = ProbeWaitidPidfd(); !s.ok()) return s;
+      break;
+    case ReapStrategy::kPollPidfd:
+      if (absl::Status s = ProbePidfdOpen(); !s.ok()) return s;
       break;
     case ReapStrategy::kSignalfd: {
       sigset_t chld;
@@ -289,6 +302,48 @@ absl::Status Reaper::ReapAll(Batch& batch) {
         }
       }
       return absl::OkStatus();
+
+    case ReapStrategy::kWaitidPidfd:
+      for (size_t i = 0; i < n; ++i) {
+        siginfo_t info = {};
+        int r;
+        do {
+          r = waitid(static_cast<idtype_t>(3 /* P_PIDFD */), static_cast<id_t>(batch.pidfd(i)),
+                     &info, WEXITED);
+        } while (r < 0 && errno == EINTR);
+        if (r < 0) {
+          return absl::ErrnoToStatus(errno, absl::StrCat("waitid P_PIDFD ", batch.pid(i)));
+        }
+        batch.MarkReaped(i);
+        if (info.si_code != CLD_EXITED || info.si_status != 0) {
+          return absl::InternalError(absl::StrCat("child ", batch.pid(i), " ended with code ",
+                                                  info.si_code, ", status ", info.si_status));
+        }
+      }
+      return absl::OkStatus();
+
+    case ReapStrategy::kPollPidfd: {
+      std::vector<struct pollfd> fds;
+      std::vector<size_t> index;
+      while (batch.reaped() < n) {
+        fds.clear();
+        index.clear();
+        for (size_t i = 0; i < n; ++i) {
+          if (batch.is_reaped(i)) continue;
+          fds.push_back({batch.pidfd(i), POLLIN, 0});
+          index.push_back(i);
+        }
+        int ready = poll(fds.data(), fds.size(), 10000);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready < 0) return absl::ErrnoToStatus(errno, "poll pidfds");
+        if (ready == 0) return absl::DeadlineExceededError("no child exited in 10 s");
+        for (size_t k = 0; k < fds.size(); ++k) {
+          if (fds[k].revents == 0) continue;
+          if (absl::Status s = ReapOne(batch, index[k]); !s.ok()) return s;
+        }
+      }
+      return absl::OkStatus();
+    }
 
     case ReapStrategy::kEpollPidfd: {
       // Whatever way this returns, no pidfd of this batch stays in the set,

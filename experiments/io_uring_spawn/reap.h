@@ -1,6 +1,8 @@
-// reap.h: five ways for a parent to collect a batch of exited children.
+// reap.h: seven ways for a parent to collect a batch of exited children.
 //
 //   waitpid       waitpid() on each pid in turn
+//   waitid-pidfd  waitid(P_PIDFD) on each child's pidfd in turn (Linux 5.4)
+//   poll-pidfd    one poll() over every unreaped pidfd; waitpid as each is ready
 //   signalfd      SIGCHLD through a signalfd, then waitpid(-1, WNOHANG) until
 //                 nothing is left (the SIGCHLD-handler loop of seed 000, without
 //                 a handler). Every thread of the process must block SIGCHLD,
@@ -36,7 +38,15 @@
 
 namespace spawnlab {
 
-enum class ReapStrategy { kWaitpid, kSignalfd, kEpollPidfd, kUringPoll, kUringWaitid };
+enum class ReapStrategy {
+  kWaitpid,
+  kWaitidPidfd,
+  kPollPidfd,
+  kSignalfd,
+  kEpollPidfd,
+  kUringPoll,
+  kUringWaitid
+};
 
 absl::Span<const ReapStrategy> AllReapStrategies();
 absl::string_view ReapStrategyName(ReapStrategy s);
@@ -61,6 +71,7 @@ class Batch {
   // The index of `pid` in the batch, or -1.
   int IndexOf(pid_t pid) const;
   size_t reaped() const { return reaped_count_; }
+  bool is_reaped(size_t i) const { return reaped_[i]; }
 
  private:
   std::vector<pid_t> pids_;
