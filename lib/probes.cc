@@ -240,12 +240,16 @@ int TryCloseRange(unsigned int flags) {
 
 absl::Status ProbeWaitidPidfd() {
   static const absl::Status* const result = [] {
-    // An invalid pidfd: EBADF proves P_PIDFD is understood; before 5.4 the
-    // idtype itself is EINVAL.
+    // A descriptor that is not a pidfd: EBADF proves P_PIDFD is understood
+    // (a negative one would be EINVAL either way); before 5.4 the idtype
+    // itself is EINVAL.
+    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return new absl::Status(absl::ErrnoToStatus(errno, "open /dev/null"));
     siginfo_t info;
-    const int r = waitid(static_cast<idtype_t>(3 /* P_PIDFD */), static_cast<id_t>(-1), &info,
+    const int r = waitid(static_cast<idtype_t>(3 /* P_PIDFD */), static_cast<id_t>(fd), &info,
                          WEXITED | WNOHANG);
     const int err = r < 0 ? errno : 0;
+    close(fd);
     if (err == EBADF) return new absl::Status();
     return new absl::Status(Missing("waitid(P_PIDFD)", err == 0 ? EINVAL : err, "Linux 5.4"));
   }();

@@ -65,6 +65,16 @@ TEST(Probes, EachAgreesWithADirectAttempt) {
       << ProbeIoUring();
 }
 
+TEST(Probes, WaitidPidfdMatchesTheKernelRelease) {
+  // P_PIDFD arrived in 5.4. A probe that asks the wrong way (a negative
+  // descriptor is EINVAL on every kernel) would say no on any of them.
+  if (KernelVersion() < std::make_pair(5, 4)) {
+    EXPECT_FALSE(ProbeWaitidPidfd().ok());
+  } else {
+    EXPECT_TRUE(ProbeWaitidPidfd().ok()) << ProbeWaitidPidfd();
+  }
+}
+
 TEST(Probes, CloseRangeCloexecNeedsCloseRange) {
   if (!ProbeCloseRange().ok()) {
     EXPECT_FALSE(ProbeCloseRangeCloexec().ok());
