@@ -538,12 +538,8 @@ std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>
   std::vector<Verdict> out;
   for (const ResultsFile& file : results) {
     if (file.experiment() != claim.experiment) continue;
-    if (file.context.count("spawnlab.quick") && file.context.at("spawnlab.quick") == "true") {
-      continue;  // a smoke run is no evidence
-    }
-    if (file.context.count("virtualization") && file.context.at("virtualization") == "uml") {
-      continue;  // nor are times under User-Mode Linux, which traps every system call
-    }
+    // A smoke run is no evidence, nor are times under User-Mode Linux.
+    if (file.quick() || file.uml()) continue;
     Verdict v = kind == "ratio"        ? EvaluateRatio(claim.rule, file)
                 : kind == "absolute"   ? EvaluateAbsolute(claim.rule, file)
                 : kind == "direction"  ? EvaluateDirection(claim.rule, file)

@@ -39,11 +39,6 @@ std::string Ctx(const ResultsFile& f, const char* key) {
   return it == f.context.end() ? "—" : Cell(it->second);
 }
 
-bool Quick(const ResultsFile& f) { return Ctx(f, "spawnlab.quick") == "true"; }
-// A run under User-Mode Linux (//suite:uml): every system call is trapped,
-// so its times are no machine's; it shows which rows run and which skip.
-bool Uml(const ResultsFile& f) { return Ctx(f, "virtualization") == "uml"; }
-
 // "noisy", "quiet" or "not recorded" (results from before the run record).
 std::string NoisyMark(const ResultsFile& f) {
   const std::string n = Ctx(f, "run.noisy");
@@ -311,7 +306,7 @@ std::string CrossCheck(const ResultsFile& bench, const CrossCheckSpec& spec,
   const ResultsFile* cross = nullptr;
   for (const ResultsFile* f : all) {
     if (f->experiment() == spec.experiment && f->kernel() == bench.kernel() &&
-        f->host() == bench.host() && Quick(*f) == Quick(bench)) {
+        f->host() == bench.host() && f->quick() == bench.quick()) {
       cross = f;
     }
   }
@@ -533,7 +528,7 @@ std::vector<std::string> KeyRows(const ReportSpec& spec, const ResultsFile& f) {
 std::string AcrossKernels(const std::vector<const ResultsFile*>& all, const ReportSpec& spec) {
   std::vector<const ResultsFile*> files;  // UML's times compare with nothing
   for (const ResultsFile* f : all) {
-    if (!Uml(*f)) files.push_back(f);
+    if (!f->uml()) files.push_back(f);
   }
   if (files.size() < 2) return "";
   const ResultsFile& base = *files[0];
@@ -547,13 +542,13 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& all, const Repo
   std::string out =
       absl::StrCat("## Across kernels and hosts\n\nMedians in ", unit.name,
                    "; each column is one results file. *change*: ", "against the first column (",
-                   Cell(base.kernel()), " on ", Cell(base.host()), Quick(base) ? ", quick" : "",
+                   Cell(base.kernel()), " on ", Cell(base.host()), base.quick() ? ", quick" : "",
                    "), with the U test's p-value over the repetitions.\n\n| row |");
   std::string rule = "|---|";
   for (size_t i = 0; i < files.size(); ++i) {
     const ResultsFile* f = files[i];
     absl::StrAppend(&out, " ", Cell(f->kernel()), " on ", Cell(f->host()),
-                    Quick(*f) ? " (quick)" : "", NoisyMark(*f) == "**noisy**" ? " (noisy)" : "",
+                    f->quick() ? " (quick)" : "", NoisyMark(*f) == "**noisy**" ? " (noisy)" : "",
                     " |");
     absl::StrAppend(&rule, "---:|");
     if (i > 0) {
@@ -624,7 +619,7 @@ std::string ExperimentReport(const std::string& experiment, const ReportSpec& sp
   int next_svg = 1;
   // Real machines first; runs under User-Mode Linux after them.
   std::vector<const ResultsFile*> files = files_in;
-  std::stable_partition(files.begin(), files.end(), [](const ResultsFile* f) { return !Uml(*f); });
+  std::stable_partition(files.begin(), files.end(), [](const ResultsFile* f) { return !f->uml(); });
   std::string out = absl::StrCat(kGeneratedMarker, "\n\n# ", experiment, "\n\n");
   if (experiment != "crosscheck") {
     absl::StrAppend(&out, "The question, the hypothesis and how to run it: [experiments/",
@@ -634,20 +629,20 @@ std::string ExperimentReport(const std::string& experiment, const ReportSpec& sp
                   "*n* repetitions of each row; compare rows within one run.\n\n");
   for (const ResultsFile* f : files) {
     absl::StrAppend(&out, "## ", Cell(f->kernel()), " on ", Cell(f->host()),
-                    Quick(*f) ? " (quick run)" : "", "\n\n", "From `", f->path, "`, git ",
+                    f->quick() ? " (quick run)" : "", "\n\n", "From `", f->path, "`, git ",
                     ShortRevision(*f), ", ", Ctx(*f, "cpu.model"), ", ", Ctx(*f, "virtualization"),
                     ".\n\n");
-    if (Uml(*f)) {
+    if (f->uml()) {
       absl::StrAppend(&out, "**Under User-Mode Linux** (`bazel run //suite:uml`): UML traps ",
                       "every system call of its programs, so these times are not a ",
                       Cell(f->kernel()), " machine's; the run shows which rows work and which ",
                       "skip on this kernel. No verdict or comparison uses it.\n\n");
     }
-    if (Quick(*f)) {
+    if (f->quick()) {
       absl::StrAppend(&out, "This is a `--quick` smoke run: too few repetitions to conclude ",
                       "anything.\n\n");
     }
-    if (Uml(*f)) {  // its times would only mislead: which rows ran, and why others did not
+    if (f->uml()) {  // its times would only mislead: which rows ran, and why others did not
       absl::StrAppend(&out, RunConditions(*f), RowsTable(*f), "\n", Environment(*f));
       continue;
     }
@@ -767,7 +762,7 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
       if (!s.error.empty()) ++failed;
     }
     absl::StrAppend(&out, "| ", Cell(f->experiment()), " | ", Cell(f->kernel()), " | ",
-                    Cell(f->host()), " | ", Quick(*f) ? "quick" : "full", " | ",
+                    Cell(f->host()), " | ", f->quick() ? "quick" : "full", " | ",
                     Ctx(*f, "run.start"), " | ", Ctx(*f, "run.end"), " | ", Cell(NoisyMark(*f)),
                     " | ", f->series.size(), " | ", measured, " | ", skip, " | ", failed, " | [",
                     Cell(f->experiment()), ".md](", Cell(f->experiment()), ".md) |\n");

@@ -101,6 +101,16 @@ std::string ResultsFile::host() const {
   return "unknown";
 }
 
+bool ResultsFile::quick() const {
+  auto it = context.find("spawnlab.quick");
+  return it != context.end() && it->second == "true";
+}
+
+bool ResultsFile::uml() const {
+  auto it = context.find("virtualization");
+  return it != context.end() && it->second == "uml";
+}
+
 const Series* ResultsFile::Find(absl::string_view name) const {
   for (const Series& s : series) {
     if (s.name == name) return &s;

@@ -65,6 +65,12 @@ struct ResultsFile {
   std::string experiment() const;  // context spawnlab.experiment, else the file's stem
   std::string kernel() const;      // context kernel.release, else the folder name
   std::string host() const;        // context host.name / host_name
+  // A --quick smoke run (context spawnlab.quick): too few repetitions to
+  // conclude anything.
+  bool quick() const;
+  // Run under User-Mode Linux (context virtualization "uml"), which traps
+  // every system call: its times are no machine's.
+  bool uml() const;
   const Series* Find(absl::string_view name) const;
 };
 
