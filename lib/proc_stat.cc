@@ -27,7 +27,7 @@ absl::StatusOr<ProcStat> ParseProcStat(absl::string_view line) {
   int64_t utime, stime;
   if (f.size() < 22 || f[0].size() != 1 || !absl::SimpleAtoi(f[1], &s.ppid) ||
       !absl::SimpleAtoi(f[11], &utime) || !absl::SimpleAtoi(f[12], &stime) ||
-      !absl::SimpleAtoi(f[21], &s.rss_pages)) {
+      !absl::SimpleAtoi(f[17], &s.threads) || !absl::SimpleAtoi(f[21], &s.rss_pages)) {
     return absl::InvalidArgumentError(absl::StrCat("not a /proc/PID/stat line: '", line, "'"));
   }
   s.state = f[0][0];

@@ -1,5 +1,5 @@
 // proc_stat.h: one process's /proc/PID/stat, parsed: its name, state, parent,
-// CPU time and resident size.
+// CPU time, thread count and resident size.
 //
 // The line is "pid (comm) state ppid ... utime stime ... rss ..." (proc(5));
 // comm may hold spaces and parentheses, so the fields are split after the last
@@ -30,6 +30,7 @@ struct ProcStat {
   char state = '?';  // R, S, D, Z, ...
   pid_t ppid = 0;
   int64_t cpu_ticks = 0;  // utime + stime (fields 14 and 15), in sysconf(_SC_CLK_TCK) units
+  int64_t threads = 0;    // field 20, num_threads
   int64_t rss_pages = 0;  // field 24
 };
 

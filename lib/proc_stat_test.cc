@@ -21,6 +21,7 @@ TEST(ProcStat, ParsesALineWhoseNameHasSpacesAndParentheses) {
   EXPECT_EQ(s->ppid, 17);
   EXPECT_EQ(s->cpu_ticks, 12);
   EXPECT_EQ(s->rss_pages, 33);
+  EXPECT_EQ(s->threads, 1);
 }
 
 TEST(ProcStat, ThisProcessReadsAsItself) {
@@ -29,6 +30,7 @@ TEST(ProcStat, ThisProcessReadsAsItself) {
   EXPECT_EQ(s->ppid, getppid());
   EXPECT_EQ(s->state, 'R');
   EXPECT_GT(s->rss_pages, 0);
+  EXPECT_GE(s->threads, 1);
 }
 
 TEST(ProcStat, AMissingProcessIsNotFound) {

@@ -33,6 +33,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/bench_spawn.h"
+#include "lib/proc_stat.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
 #include "lib/timed_spawn.h"
@@ -48,15 +49,6 @@ int64_t Mappings() {
   int64_t n = 0;
   for (std::string line; std::getline(in, line);) ++n;
   return n;
-}
-
-// Threads of this process now (/proc/self/status, "Threads:").
-int64_t Threads() {
-  std::ifstream in("/proc/self/status");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("Threads:", 0) == 0) return std::stoll(line.substr(8));
-  }
-  return -1;
 }
 
 // `n` distinct one-page mappings, none touched (page tables, and the memory a
@@ -153,7 +145,8 @@ void BM_Threads(benchmark::State& state, SpawnMethod method, int n, std::string 
   if (!spawner.ok()) return FailRow(state, spawner.status());
   IdleThreads threads(n);
   // The bench's own progress thread is there too: count what is.
-  const int64_t count = Threads(), maps = Mappings();
+  absl::StatusOr<ProcStat> self = ReadProcStat(getpid());
+  const int64_t count = self.ok() ? self->threads : -1, maps = Mappings();
   TimeSpawns(state, *spawner, method, /*until_start=*/false, NoPidfd());
   state.counters["parent_threads"] = static_cast<double>(count);
   state.counters["parent_mappings"] = static_cast<double>(maps);
