@@ -542,6 +542,7 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
                       : absl::StrCat(rows_registered.load(), " rows, ",
                                      interleaved ? "repetitions randomly interleaved"
                                                  : "rows one after another"))
+        << (user_filter ? " (registered; --benchmark_filter picks among them)" : "")
         << ", pinned to CPU " << pinned << "; results: " << out << std::endl;
   } else if (user_format.value_or("console") == "console") {
     // Debian's libbenchmark was built without NDEBUG and its console header
