@@ -23,6 +23,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "lib/cgroup.h"
 #include "lib/clone3.h"
 #include "lib/unique_fd.h"
 
@@ -109,34 +110,12 @@ absl::Status ProbeCloneIntoCgroup() {
   static const absl::Status* const result = [] {
     absl::Status s = ProbeClone3();
     if (!s.ok()) return new absl::Status(s);
-    // Our own cgroup v2 directory: the line "0::/path" of /proc/self/cgroup.
-    std::ifstream in("/proc/self/cgroup");
-    std::string line, path;
-    while (std::getline(in, line)) {
-      if (absl::StartsWith(line, "0::")) path = line.substr(3);
-    }
-    if (path.empty()) {
+    absl::StatusOr<std::string> own = OwnCgroupV2Dir();
+    if (!own.ok()) {
       return new absl::Status(absl::FailedPreconditionError(
-          "CLONE_INTO_CGROUP: this process is in no cgroup v2 hierarchy"));
+          absl::StrCat("CLONE_INTO_CGROUP: ", own.status().message())));
     }
-    // Where cgroup2 is mounted: /sys/fs/cgroup on a unified host, elsewhere
-    // (systemd's hybrid layout: /sys/fs/cgroup/unified) beside cgroup v1.
-    std::string mount;
-    std::ifstream mountinfo("/proc/self/mountinfo");
-    while (std::getline(mountinfo, line)) {
-      // "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS ... - FSTYPE SOURCE SUPER"
-      std::vector<std::string> f = absl::StrSplit(line, ' ');
-      auto dash = std::find(f.begin(), f.end(), "-");
-      if (f.size() > 4 && dash != f.end() && dash + 1 != f.end() && *(dash + 1) == "cgroup2") {
-        mount = f[4];
-        break;
-      }
-    }
-    if (mount.empty()) {
-      return new absl::Status(absl::FailedPreconditionError(
-          "CLONE_INTO_CGROUP: no cgroup v2 hierarchy is mounted (/proc/self/mountinfo)"));
-    }
-    std::string dir = path == "/" ? mount : absl::StrCat(mount, path);
+    const std::string& dir = *own;
     UniqueFd fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!fd.valid()) {
       return new absl::Status(

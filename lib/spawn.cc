@@ -58,7 +58,19 @@ constexpr size_t kChildStackBytes = 32 * 1024;
 
 // The steps a child takes before its exec; where one fails, the child reports
 // which and its errno, and exits 127.
-enum Stage : int { kStageExec = 0, kStageDup2 = 1, kStageChdir = 2, kStageSetpgid = 3 };
+enum Stage : int {
+  kStageExec = 0,
+  kStageDup2 = 1,
+  kStageChdir = 2,
+  kStageSetpgid = 3,
+  kStageCgroup = 4,
+};
+
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL  // Linux 5.7
+#endif
+
+CloseOthersWay close_others_way = CloseOthersWay::kFastest;  // tests only
 
 // What a child needs to exec, and where it leaves the errno of a failure.
 // Everything is prepared by the parent: the child allocates nothing.
@@ -79,6 +91,7 @@ struct ExecArgs {
   bool default_signals = false;            // SIG_IGN to SIG_DFL as well, empty mask
   bool new_process_group = false;          // setpgid(0, 0)
   bool close_other_fds = false;            // only 0-2 and the fd_map targets reach exec
+  int cgroup_fd = -1;                      // >= 0: write "0" to its cgroup.procs first
   const sigset_t* restore_mask = nullptr;  // unblock to this before exec
   int error_fd = -1;                       // copy-on-write methods: the O_CLOEXEC pipe
   volatile int failed_errno = 0;           // CLONE_VM methods: shared memory
@@ -99,8 +112,10 @@ __attribute__((no_sanitize("address"))) bool Kept(const ExecArgs* args, int fd) 
 // every descriptor not kept, walking /proc/self/fd (getdents64 into the stack:
 // nothing allocated), or, without /proc, trying each up to RLIMIT_NOFILE.
 __attribute__((no_sanitize("address"))) void CloseOthersByHand(const ExecArgs* args) {
-  int dir = static_cast<int>(
-      syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  int dir = close_others_way == CloseOthersWay::kEveryDescriptor
+                ? -1
+                : static_cast<int>(syscall(SYS_openat, AT_FDCWD, "/proc/self/fd",
+                                           O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir >= 0) {
     alignas(8) char buf[4096];
     long n;
@@ -169,6 +184,18 @@ __attribute__((no_sanitize("address"))) bool ReadSignalDispositions(uint64_t* ca
 // Runs in the child: the options, then the exec. Returns only on failure, with
 // the errno, and the stage in *stage.
 __attribute__((no_sanitize("address"))) int PrepareAndExec(ExecArgs* args, int* stage) {
+  if (args->cgroup_fd >= 0) {
+    // First, so that all the child does runs in its cgroup.
+    const int procs = static_cast<int>(
+        syscall(SYS_openat, args->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC));
+    if (procs < 0 || syscall(SYS_write, procs, "0", 1) != 1) {
+      const int err = errno;
+      if (procs >= 0) syscall(SYS_close, procs);
+      *stage = kStageCgroup;
+      return err;
+    }
+    syscall(SYS_close, procs);
+  }
   if (args->reset_handlers_in_child || args->default_signals) {
     // Only the signals that have a handler (or, for default_signals, are
     // ignored) need a sigaction; /proc/self/status names them in one read,
@@ -206,8 +233,8 @@ __attribute__((no_sanitize("address"))) int PrepareAndExec(ExecArgs* args, int* 
   // The fastest safe way first: mark every descriptor close-on-exec in one
   // call (Linux 5.11); the dup2s below then clear the mark on their targets,
   // and the error pipe is close-on-exec anyway.
-  const bool marked =
-      args->close_other_fds && syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) == 0;
+  const bool marked = args->close_other_fds && close_others_way == CloseOthersWay::kFastest &&
+                      syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) == 0;
   for (size_t i = 0; i < args->fd_map_size; ++i) {
     const auto [from, to] = args->fd_map[i];
     int r = from == to ? fcntl(to, F_SETFD, 0) : dup2(from, to);
@@ -275,6 +302,9 @@ absl::Status ChildFailed(pid_t pid, int err, int stage, SpawnMethod method, cons
     case kStageSetpgid:
       what = absl::StrCat("setpgid in the child of ", spec.path());
       break;
+    case kStageCgroup:
+      what = absl::StrCat("moving the child of ", spec.path(), " into its cgroup (cgroup.procs)");
+      break;
     default:
       what = absl::StrCat("exec ", spec.path());
   }
@@ -290,6 +320,7 @@ SPAWNLAB_WRAPPER ExecArgs MakeArgs(const ExecSpec& spec, const SpawnOptions& opt
   args.default_signals = options.default_signals;
   args.new_process_group = options.new_process_group;
   args.close_other_fds = options.close_other_fds;
+  args.cgroup_fd = options.cgroup_fd;  // clone3 and clone3-cow: CLONE_INTO_CGROUP instead
   return args;
 }
 
@@ -354,6 +385,11 @@ absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method, const ExecSpec& spe
         uint64_t caught;
         args.only_ignored_left = ReadSignalDispositions(&caught, &args.ignored_in_parent);
       }
+      if (options.cgroup_fd >= 0) {
+        ca.flags |= CLONE_INTO_CGROUP;
+        ca.cgroup = static_cast<uint64_t>(options.cgroup_fd);
+        args.cgroup_fd = -1;
+      }
       ca.pidfd = reinterpret_cast<uintptr_t>(&pidfd);
       ca.exit_signal = SIGCHLD;
       ca.stack = reinterpret_cast<uintptr_t>(stack);
@@ -370,8 +406,13 @@ absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method, const ExecSpec& spe
       return absl::InternalError("not a CLONE_VM method");
   }
   if (pid < 0) {
-    return absl::ErrnoToStatus(saved_errno,
-                               absl::StrCat(SpawnMethodName(method), " ", spec.path()));
+    return absl::ErrnoToStatus(
+        saved_errno,
+        absl::StrCat(SpawnMethodName(method), " ", spec.path(),
+                     options.cgroup_fd >= 0 && method != SpawnMethod::kFork &&
+                             method != SpawnMethod::kVfork && method != SpawnMethod::kClone
+                         ? " into a cgroup (CLONE_INTO_CGROUP)"
+                         : ""));
   }
   UniqueFd owned_pidfd(pidfd);
   if (args.failed_errno != 0) {
@@ -414,6 +455,11 @@ SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method, co
   } else {
     struct clone_args ca = {};
     ca.flags = options.want_pidfd ? CLONE_PIDFD : 0;
+    if (options.cgroup_fd >= 0) {
+      ca.flags |= CLONE_INTO_CGROUP;
+      ca.cgroup = static_cast<uint64_t>(options.cgroup_fd);
+      args.cgroup_fd = -1;
+    }
     ca.pidfd = reinterpret_cast<uintptr_t>(&pidfd);
     ca.exit_signal = SIGCHLD;
     long r = spawnlab_clone3(&ca, sizeof(ca), ExecReportingOnPipe, &args);
@@ -424,8 +470,13 @@ SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method, co
     }
   }
   if (pid < 0) {
-    return absl::ErrnoToStatus(saved_errno,
-                               absl::StrCat(SpawnMethodName(method), " ", spec.path()));
+    return absl::ErrnoToStatus(
+        saved_errno,
+        absl::StrCat(SpawnMethodName(method), " ", spec.path(),
+                     options.cgroup_fd >= 0 && method != SpawnMethod::kFork &&
+                             method != SpawnMethod::kVfork && method != SpawnMethod::kClone
+                         ? " into a cgroup (CLONE_INTO_CGROUP)"
+                         : ""));
   }
   UniqueFd owned_pidfd(pidfd);
   write_end.reset();
@@ -444,6 +495,11 @@ SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnPosix(const ExecSpec& spec,
                                                   const SpawnOptions& options) {
   if (options.exec_fd >= 0) {
     return absl::InvalidArgumentError("posix_spawn cannot exec a descriptor (exec_fd)");
+  }
+  if (options.cgroup_fd >= 0) {
+    return absl::InvalidArgumentError(
+        "posix_spawn cannot place its child in a cgroup (cgroup_fd; glibc 2.41's "
+        "posix_spawnattr_setcgroup_np is newer than this library)");
   }
   // glibc's posix_spawn already blocks signals and resets handlers in its
   // child, so reset_signal_handlers needs nothing more here.
@@ -525,6 +581,8 @@ SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnPosix(const ExecSpec& spec,
 }
 
 }  // namespace
+
+void SetCloseOthersWayForTesting(CloseOthersWay way) { close_others_way = way; }
 
 absl::Span<const SpawnMethod> AllSpawnMethods() { return kAllMethods; }
 

@@ -174,7 +174,21 @@ struct SpawnOptions {
   // clone3 and clone3-cow make a pidfd for the child (CLONE_PIDFD); false
   // saves creating and closing it when nothing will poll it.
   bool want_pidfd = true;
+  // If >= 0, an O_DIRECTORY descriptor of a cgroup v2 directory: the child
+  // runs its program in that cgroup. clone3 and clone3-cow create it there
+  // (CLONE_INTO_CGROUP, Linux 5.7); fork, vfork and clone have the child write
+  // "0" to the directory's cgroup.procs before anything else, the way
+  // supervisors did before 5.7. posix_spawn cannot (InvalidArgument).
+  int cgroup_fd = -1;
 };
+
+// For tests of close_other_fds' fallbacks, which a kernel with
+// CLOSE_RANGE_CLOEXEC never takes: kProcWalk acts as if close_range were
+// missing (the /proc/self/fd walk), kEveryDescriptor as if /proc were missing
+// too (a close of each descriptor up to RLIMIT_NOFILE). Not thread-safe
+// against a concurrent Spawn.
+enum class CloseOthersWay { kFastest, kProcWalk, kEveryDescriptor };
+void SetCloseOthersWayForTesting(CloseOthersWay way);
 
 // poll(2)'s timeout for `nanos` from now: rounded up to whole milliseconds,
 // capped at INT_MAX (about 24 days), 0 if the time has passed. A plain cast of

@@ -107,10 +107,20 @@ TEST_P(SpawnTest, CloseOtherFdsLeavesOnlyTheStandardAndTheMappedDescriptors) {
   };
   const int without = descriptors_seen(false);
   const int with = descriptors_seen(true);
+  // The fallbacks a kernel before 5.11 (or without /proc) takes.
+  SetCloseOthersWayForTesting(CloseOthersWay::kProcWalk);
+  const int by_proc_walk = descriptors_seen(true);
+  SetCloseOthersWayForTesting(CloseOthersWay::kEveryDescriptor);
+  const int by_every_descriptor = descriptors_seen(true);
+  SetCloseOthersWayForTesting(CloseOthersWay::kFastest);
   close(inheritable);
   close(source);
   EXPECT_GE(without, 6) << "the inheritable descriptor did not reach the child";
   EXPECT_EQ(with, 5) << "close_other_fds left descriptors open, or closed a mapped one";
+  EXPECT_EQ(by_proc_walk, 5) << "the /proc/self/fd walk left descriptors open, or closed a "
+                                "mapped one";
+  EXPECT_EQ(by_every_descriptor, 5) << "closing each descriptor up to the limit left some open, "
+                                       "or closed a mapped one";
 }
 
 TEST_P(SpawnTest, ExitCodesComeBack) {
