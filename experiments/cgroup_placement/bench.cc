@@ -1,0 +1,118 @@
+// bench.cc: what placing a child in a cgroup costs a spawn, born there by
+// CLONE_INTO_CGROUP (Linux 5.7) or moved there by the child itself through
+// cgroup.procs before it execs (the way supervisors did before 5.7).
+//
+//   bazel run //experiments/cgroup_placement:bench [-- --quick]
+//
+// Rows, each this bench spawning the minimal child and reaping it:
+//   spawn/method:M/placement:none/until:exit
+//       M = fork, vfork, clone3: the child stays in the bench's cgroup (the
+//       baseline of each method).
+//   spawn/method:M/placement:child-writes-procs/until:exit
+//       M = fork, vfork: the child writes "0" to the cgroup's cgroup.procs,
+//       then execs (SpawnOptions::cgroup_fd).
+//   spawn/method:clone3/placement:clone-into-cgroup/until:exit
+//       clone3(CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP): born in the cgroup.
+// The cgroup is made for the run under the bench's own cgroup v2 directory
+// and removed at its end, or by a watcher if the bench is killed
+// (lib/cgroup.h). Where none can be made (no cgroup v2, read-only, no
+// permission; Bazel's test sandbox mounts /sys read-only), the placement rows
+// are skipped with the reason.
+
+#include "lib/bench.h"
+
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "lib/bench_spawn.h"
+#include "lib/cgroup.h"
+#include "lib/probes.h"
+#include "lib/spawn.h"
+#include "lib/timed_spawn.h"
+
+namespace spawnlab {
+namespace {
+
+// The run's cgroup, made once at registration (null, with the reason in
+// `cgroup_error`, where it cannot be).
+std::unique_ptr<ScopedCgroup> cgroup;
+absl::Status cgroup_error;
+
+enum class Placement { kNone, kChildWritesProcs, kCloneIntoCgroup };
+
+const char* PlacementName(Placement p) {
+  switch (p) {
+    case Placement::kNone:
+      return "none";
+    case Placement::kChildWritesProcs:
+      return "child-writes-procs";
+    case Placement::kCloneIntoCgroup:
+      return "clone-into-cgroup";
+  }
+  return "unknown";
+}
+
+void BM_Place(benchmark::State& state, SpawnMethod method, Placement placement, std::string child) {
+  absl::StatusOr<TimedSpawner> spawner = TimedSpawner::Create(child);
+  if (!spawner.ok()) return FailRow(state, spawner.status());
+  SpawnOptions options;
+  options.want_pidfd = false;  // nothing polls the child
+  if (placement != Placement::kNone) {
+    if (placement == Placement::kCloneIntoCgroup) {
+      if (absl::Status s = ProbeCloneIntoCgroup(); !s.ok()) return SkipRow(state, s);
+    }
+    if (cgroup == nullptr) return SkipRow(state, cgroup_error);
+    options.cgroup_fd = cgroup->fd();
+  }
+  TimeSpawns(state, *spawner, method, /*until_start=*/false, options);
+}
+
+void Register(const BenchOptions& options) {
+  const std::string child = RunfileOrExit("lib/children/minimal_child");
+  absl::StatusOr<ScopedCgroup> made = ScopedCgroup::Create("spawnlab-cgroup_placement");
+  if (made.ok()) {
+    cgroup = std::make_unique<ScopedCgroup>(*std::move(made));
+    // What the kernel does on a move depends on the controllers the cgroup
+    // has (none on a hybrid host, whose controllers live in cgroup v1).
+    std::ifstream in(cgroup->path() + "/cgroup.controllers");
+    std::string controllers;
+    std::getline(in, controllers);
+    benchmark::AddCustomContext("cgroup_placement.cgroup", cgroup->path());
+    benchmark::AddCustomContext("cgroup_placement.controllers",
+                                controllers.empty() ? "none" : controllers);
+  } else {
+    cgroup_error = made.status();
+    benchmark::AddCustomContext("cgroup_placement.cgroup",
+                                absl::StrCat("none: ", cgroup_error.message()));
+  }
+  const struct {
+    SpawnMethod method;
+    Placement placement;
+  } rows[] = {
+      {SpawnMethod::kFork, Placement::kNone},   {SpawnMethod::kFork, Placement::kChildWritesProcs},
+      {SpawnMethod::kVfork, Placement::kNone},  {SpawnMethod::kVfork, Placement::kChildWritesProcs},
+      {SpawnMethod::kClone3, Placement::kNone}, {SpawnMethod::kClone3, Placement::kCloneIntoCgroup},
+  };
+  for (const auto& r : rows) {
+    Configure(benchmark::RegisterBenchmark(
+                  absl::StrCat("spawn/method:", SpawnMethodName(r.method),
+                               "/placement:", PlacementName(r.placement), "/until:exit")
+                      .c_str(),
+                  BM_Place, r.method, r.placement, child),
+              options);
+  }
+}
+
+}  // namespace
+}  // namespace spawnlab
+
+int main(int argc, char** argv) {
+  spawnlab::BenchDefaults defaults;
+  // Every row's set-up is cheap and the cgroup is shared: shuffle them.
+  defaults.random_interleaving = true;
+  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  defaults.canary_row = "spawn/method:vfork/placement:none/until:exit";
+  return spawnlab::BenchMain(argc, argv, "cgroup_placement", spawnlab::Register, defaults);
+}
