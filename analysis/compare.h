@@ -91,6 +91,10 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
                                      const nlohmann::json& old_doc, const nlohmann::json& new_doc,
                                      std::optional<spawnlab::RatioBaseline> by = std::nullopt);
 
+// The key-ratio baselines a results file declares: its context's
+// `spawnlab.ratio_baseline`, "DIM:VALUE" or several joined by commas.
+std::vector<spawnlab::RatioBaseline> DeclaredRatioBaselines(const ResultsFile& file);
+
 }  // namespace analysis
 
 #endif  // SPAWNLAB_ANALYSIS_COMPARE_H_

@@ -103,7 +103,31 @@ TEST(SelfCheck, TheSameRunTwiceMeetsTheTargets) {
   EXPECT_EQ(r.rows_tested, 2);
   EXPECT_EQ(r.rows_different, 0);
   EXPECT_TRUE(r.meets_targets) << r.table;
-  EXPECT_THAT(r.table, HasSubstr("| median change of the 1 key ratios (method / vfork"));
+  EXPECT_THAT(r.table, HasSubstr("| median change of the 1 key ratios (over method:vfork,"));
+}
+
+// A bench may declare several baselines (linking: child-link:static and
+// parent-link:static); each one's ratios count.
+TEST(SelfCheck, EveryDeclaredBaselineCounts) {
+  nlohmann::json a = TwoRows(1, 1), b = TwoRows(1, 1.3);
+  for (nlohmann::json* doc : {&a, &b}) {
+    (*doc)["context"]["spawnlab.ratio_baseline"] = "method:vfork,p:a";
+    const double base = (*doc)["benchmarks"][0]["real_time"].get<double>();
+    for (int k = 0; k < 9; ++k) {
+      (*doc)["benchmarks"].push_back(Rep("s/method:vfork/p:b", k, 2 * base));
+    }
+  }
+  absl::StatusOr<ResultsFile> fa = ParseResults(a.dump(), "a.json");
+  ASSERT_TRUE(fa.ok());
+  const std::vector<spawnlab::RatioBaseline> declared = DeclaredRatioBaselines(*fa);
+  ASSERT_EQ(declared.size(), 2u);
+  EXPECT_EQ(declared[1].dimension, "p");
+  EXPECT_EQ(declared[1].value, "a");
+  Reproducibility r = Check(a, b);
+  EXPECT_EQ(r.ratios, 2);             // fork over vfork; p:b over p:a
+  EXPECT_EQ(r.ratios_over_10pct, 1);  // fork, 30% slower in the second run
+  EXPECT_FALSE(r.meets_targets);
+  EXPECT_THAT(r.table, HasSubstr("(over method:vfork, over p:a,"));
 }
 
 TEST(SelfCheck, DriftMovesRowsButNotRatios) {
@@ -138,14 +162,13 @@ std::string RoundsRun(double slow, const char* canary = "x/op:canary") {
       // Each round drifts a little; the rows of one round drift together.
       const double base = std::string(name) == "x/op:a" ? 3000 : 1000;
       const double t = base * slow * (1 + 0.01 * ((k * 7) % 5));
-      absl::StrAppend(&rows, rows.empty() ? "" : ",", R"({"name": ")", name,
-                      R"(", "run_name": ")", name,
-                      R"(", "run_type": "iteration", "repetitions": 9, "repetition_index": )", k,
-                      R"(, "real_time": )", t, R"(, "time_unit": "ns"})");
+      absl::StrAppend(&rows, rows.empty() ? "" : ",", R"({"name": ")", name, R"(", "run_name": ")",
+                      name, R"(", "run_type": "iteration", "repetitions": 9, "repetition_index": )",
+                      k, R"(, "real_time": )", t, R"(, "time_unit": "ns"})");
     }
   }
-  return absl::StrCat(R"({"context": {"spawnlab.canary.row": ")", canary,
-                      R"("}, "benchmarks": [)", rows, "]}");
+  return absl::StrCat(R"({"context": {"spawnlab.canary.row": ")", canary, R"("}, "benchmarks": [)",
+                      rows, "]}");
 }
 
 TEST(Compare, ByCanaryTheDriftOfTheWholeMachineCancels) {

@@ -235,16 +235,14 @@ void PrintSummary(const nlohmann::json& doc, const BenchDefaults& defaults, std:
                              r.n);
     }
   }
-  if (!defaults.ratio_dimension.empty()) {
-    std::vector<PairedRatio> ratios =
-        PairedRatios(doc, {defaults.ratio_dimension, defaults.ratio_baseline});
+  for (const RatioBaseline& by : defaults.ratio_baselines) {
+    std::vector<PairedRatio> ratios = PairedRatios(doc, by);
     std::stable_sort(ratios.begin(), ratios.end(),
                      [&order](const PairedRatio& a, const PairedRatio& b) {
                        return order[a.row] < order[b.row];
                      });
     if (!ratios.empty()) {
-      out << "\nkey ratios: each row over the row with " << defaults.ratio_dimension << ":"
-          << defaults.ratio_baseline
+      out << "\nkey ratios: each row over the row with " << by.dimension << ":" << by.value
           << ", taken within each round, then the median and a 95% interval over rounds\n";
       for (const PairedRatio& r : ratios) {
         out << absl::StrFormat("%-*s %7.3f  [%.3f, %.3f]  %d rounds\n", width, r.row, r.median,
@@ -489,10 +487,12 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   benchmark::AddCustomContext("spawnlab.rounds", in_rounds ? absl::StrCat(rounds) : "none");
   // The key ratios' baseline, so that //analysis:compare --self_check finds
   // the ratios to compare without being told.
-  if (!bench_defaults.ratio_dimension.empty()) {
-    benchmark::AddCustomContext(
-        "spawnlab.ratio_baseline",
-        absl::StrCat(bench_defaults.ratio_dimension, ":", bench_defaults.ratio_baseline));
+  if (!bench_defaults.ratio_baselines.empty()) {
+    benchmark::AddCustomContext("spawnlab.ratio_baseline",
+                                absl::StrJoin(bench_defaults.ratio_baselines, ",",
+                                              [](std::string* out, const RatioBaseline& by) {
+                                                absl::StrAppend(out, by.dimension, ":", by.value);
+                                              }));
   }
 
   std::vector<std::string> row_order;

@@ -136,10 +136,10 @@ struct BenchDefaults {
   // --benchmark_repetitions=N sets it. The JSON is merged into Google
   // Benchmark's repetitions layout (bench_results.h: MergeRounds).
   int rounds = 0;
-  // Key ratios printed after the rows: each row over the row that differs
-  // only in this dimension, which the baseline has at this value (e.g.
-  // {"method", "vfork"}), paired by round. Empty: none.
-  std::string ratio_dimension, ratio_baseline;
+  // Key ratios printed after the rows: for each baseline, each row over the
+  // row that differs only in that dimension, which the baseline has at that
+  // value (e.g. {"method", "vfork"}), paired by round. Empty: none.
+  std::vector<RatioBaseline> ratio_baselines;
   // A fixed reference row (canonical name) whose repetitions, in round order,
   // show how far the machine drifted during the run; recorded in the context
   // as spawnlab.canary.* and part of run.noisy. Empty: none.

@@ -248,8 +248,7 @@ int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
   defaults.rounds = 9;
   defaults.min_time = 0.02;
-  defaults.ratio_dimension = "method";
-  defaults.ratio_baseline = "vfork";
+  defaults.ratio_baselines = {{"method", "vfork"}};
   defaults.canary_row = "spawn/method:vfork/child:minimal/parent:minimal/until:exit";
   // The spawners' CPU time is the bench's: stop them before the run's record.
   defaults.after_run = [] { spawnlab::LiveParents().clear(); };
