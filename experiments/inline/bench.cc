@@ -21,7 +21,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "lib/bench_spawn.h"
@@ -66,31 +68,47 @@ void BM_ChildOpt(benchmark::State& state, std::string child, bool until_start) {
 }
 
 void Register(const BenchOptions& options) {
+  // Every row, then this round's order of them: shuffled (BenchDefaults::rounds).
+  struct Row {
+    std::string name;
+    std::function<void(benchmark::State&)> run;
+    bool nanoseconds = false;  // the instruction rows: 1 "ns" = 1 instruction
+  };
+  std::vector<Row> rows;
   const std::string minimal = RunfileOrExit("lib/children/minimal_child");
   for (const char* inl : {"forbidden", "default", "forced"}) {
     const std::string spawner = RunfileOrExit(absl::StrCat("experiments/inline/spawner_", inl));
     for (SpawnMethod method : {SpawnMethod::kVfork, SpawnMethod::kFork}) {
       const std::string m(SpawnMethodName(method));
-      Configure(benchmark::RegisterBenchmark(
-                    absl::StrCat("spawn/inline:", inl, "/method:", m, "/until:exit").c_str(),
-                    BM_Spawner, spawner, method, minimal, false),
-                options);
-      Configure(benchmark::RegisterBenchmark(
-                    absl::StrCat("instructions/inline:", inl, "/method:", m).c_str(), BM_Spawner,
-                    spawner, method, minimal, true),
-                options)
-          ->Unit(benchmark::kNanosecond);
+      for (bool instructions : {false, true}) {
+        rows.push_back({instructions
+                            ? absl::StrCat("instructions/inline:", inl, "/method:", m)
+                            : absl::StrCat("spawn/inline:", inl, "/method:", m, "/until:exit"),
+                        [spawner, method, minimal, instructions](benchmark::State& state) {
+                          BM_Spawner(state, spawner, method, minimal, instructions);
+                        },
+                        instructions});
+      }
     }
   }
   for (const char* opt : {"O0", "O2"}) {
     const std::string child = RunfileOrExit(absl::StrCat("experiments/inline/child_", opt));
     for (bool until_start : {true, false}) {
-      Configure(benchmark::RegisterBenchmark(
-                    absl::StrCat("exec/child-opt:", opt, "/until:", until_start ? "start" : "exit")
-                        .c_str(),
-                    BM_ChildOpt, child, until_start),
-                options);
+      rows.push_back(
+          {absl::StrCat("exec/child-opt:", opt, "/until:", until_start ? "start" : "exit"),
+           [child, until_start](benchmark::State& state) {
+             BM_ChildOpt(state, child, until_start);
+           }});
     }
+  }
+  if (options.row_order != nullptr) {
+    for (const Row& r : rows) options.row_order->push_back(r.name);
+  }
+  ShuffleForRound(rows, options.round);
+  for (const Row& r : rows) {
+    benchmark::internal::Benchmark* b =
+        Configure(benchmark::RegisterBenchmark(r.name.c_str(), r.run), options);
+    if (r.nanoseconds) b->Unit(benchmark::kNanosecond);
   }
 }
 
@@ -99,8 +117,11 @@ void Register(const BenchOptions& options) {
 
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
-  defaults.random_interleaving = true;
-  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  // Rounds: each round runs every row once, shuffled, so that each inlining
+  // and each child's -O0 is compared with its default within a round.
+  defaults.rounds = 9;
+  defaults.ratio_baselines = {{"inline", "default"}, {"child-opt", "O2"}};
+  // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "spawn/inline:default/method:vfork/until:exit";
   return spawnlab::BenchMain(argc, argv, "inline", spawnlab::Register, defaults);
 }

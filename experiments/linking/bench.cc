@@ -22,8 +22,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "lib/bench_spawn.h"
@@ -80,19 +82,27 @@ void BM_ParentSpawn(benchmark::State& state, std::string parent, SpawnMethod met
 }
 
 void Register(const BenchOptions& options) {
+  // Every row, then this round's order of them: shuffled (BenchDefaults::rounds).
+  struct Row {
+    std::string name;
+    std::function<void(benchmark::State&)> run;
+  };
+  std::vector<Row> rows;
   for (const char* link : {"static", "static-pie", "dynamic", "dynamic-many"}) {
     const std::string child = RunfileOrExit(absl::StrCat("experiments/linking/child_", link));
     for (bool until_start : {true, false}) {
-      Configure(benchmark::RegisterBenchmark(absl::StrCat("exec/child-link:", link,
-                                                          "/until:", until_start ? "start" : "exit")
-                                                 .c_str(),
-                                             BM_ChildExec, child, until_start),
-                options);
+      rows.push_back(
+          {absl::StrCat("exec/child-link:", link, "/until:", until_start ? "start" : "exit"),
+           [child, until_start](benchmark::State& state) {
+             BM_ChildExec(state, child, until_start);
+           }});
     }
   }
-  absl::Status ptrace = CountSyscalls(ExecSpec("/bin/true", {"true"})).status();
-  benchmark::AddCustomContext("linking.syscall_counter",
-                              ptrace.ok() ? "ptrace" : std::string(ptrace.message()));
+  if (options.round == 0) {
+    absl::Status ptrace = CountSyscalls(ExecSpec("/bin/true", {"true"})).status();
+    benchmark::AddCustomContext("linking.syscall_counter",
+                                ptrace.ok() ? "ptrace" : std::string(ptrace.message()));
+  }
   const std::string minimal = RunfileOrExit("lib/children/minimal_child");
   for (const char* link : {"static", "dynamic"}) {
     // The static parent is clone3's parent:minimal; the dynamic one this
@@ -101,13 +111,18 @@ void Register(const BenchOptions& options) {
         RunfileOrExit(std::string(link) == "static" ? "lib/spawner/spawner_minimal"
                                                     : "experiments/linking/parent_dynamic");
     for (SpawnMethod method : {SpawnMethod::kFork, SpawnMethod::kVfork}) {
-      Configure(benchmark::RegisterBenchmark(absl::StrCat("spawn/parent-link:", link, "/method:",
-                                                          SpawnMethodName(method), "/until:exit")
-                                                 .c_str(),
-                                             BM_ParentSpawn, parent, method, minimal),
-                options);
+      rows.push_back({absl::StrCat("spawn/parent-link:", link, "/method:", SpawnMethodName(method),
+                                   "/until:exit"),
+                      [parent, method, minimal](benchmark::State& state) {
+                        BM_ParentSpawn(state, parent, method, minimal);
+                      }});
     }
   }
+  if (options.row_order != nullptr) {
+    for (const Row& r : rows) options.row_order->push_back(r.name);
+  }
+  ShuffleForRound(rows, options.round);
+  for (const Row& r : rows) Configure(benchmark::RegisterBenchmark(r.name.c_str(), r.run), options);
 }
 
 }  // namespace
@@ -115,8 +130,11 @@ void Register(const BenchOptions& options) {
 
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
-  defaults.random_interleaving = true;  // each repetition sets up its own child or parent
-  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  // Rounds: each round runs every row once, shuffled, so that each variant's
+  // ratio to its static baseline is taken within a round, drift cancelled.
+  defaults.rounds = 9;
+  defaults.ratio_baselines = {{"child-link", "static"}, {"parent-link", "static"}};
+  // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "spawn/parent-link:static/method:vfork/until:exit";
   return spawnlab::BenchMain(argc, argv, "linking", spawnlab::Register, defaults);
 }
