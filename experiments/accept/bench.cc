@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
@@ -100,24 +101,40 @@ void BM_Accept(benchmark::State& state, std::string model, std::string mechanism
   }
 }
 
+std::string RowName(const std::string& model, const std::string& mechanism, int workers,
+                    bool keep_alive) {
+  return absl::StrCat("accept/model:", model, "/mechanism:", mechanism, "/workers:", workers,
+                      "/load:", keep_alive ? "keepalive" : "connect");
+}
+
 void Register(const BenchOptions& options) {
   server_path = RunfileOrExit("experiments/accept/server");
   load_seconds = options.quick ? 0.1 : absl::GetFlag(FLAGS_load_seconds);
   const int workers = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   benchmark::AddCustomContext("accept.connections", absl::StrCat(absl::GetFlag(FLAGS_connections)));
   benchmark::AddCustomContext("accept.load_seconds", absl::StrCat(load_seconds));
+  // Every row, then this round's order of them: shuffled (BenchDefaults::rounds).
+  struct Row {
+    std::string name, model, mechanism;
+    bool keep_alive;
+  };
+  std::vector<Row> rows;
   for (const char* model : {"shared", "reuseport", "proxy"}) {
     for (const char* mech : {"blocking", "epoll", "epoll-exclusive", "uring", "uring-multishot"}) {
       for (bool keep_alive : {false, true}) {
-        Configure(benchmark::RegisterBenchmark(
-                      absl::StrCat("accept/model:", model, "/mechanism:", mech, "/workers:",
-                                   workers, "/load:", keep_alive ? "keepalive" : "connect")
-                          .c_str(),
-                      BM_Accept, model, mech, workers, keep_alive),
-                  options)
-            ->Iterations(1);
+        rows.push_back({RowName(model, mech, workers, keep_alive), model, mech, keep_alive});
       }
     }
+  }
+  if (options.row_order != nullptr) {
+    for (const Row& r : rows) options.row_order->push_back(r.name);
+  }
+  ShuffleForRound(rows, options.round);
+  for (const Row& r : rows) {
+    Configure(benchmark::RegisterBenchmark(r.name.c_str(), BM_Accept, r.model, r.mechanism, workers,
+                                           r.keep_alive),
+              options)
+        ->Iterations(1);
   }
 }
 
@@ -126,10 +143,14 @@ void Register(const BenchOptions& options) {
 
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
-  // 30 rows of 1-second loads: 5 repetitions keep a full run near 3 minutes.
-  // Rows run in order (each starts its own server, so there is no shared
-  // state to bias): they are then reported as they finish, not all at the end.
-  defaults.repetitions = 5;
-  // The server uses every CPU; the load generator is pinned with the bench.
+  // 30 rows of 1-second loads: 5 rounds keep a full run near 3 minutes. Each
+  // round runs every row once, shuffled; the key ratios (each model over the
+  // shared listener, each mechanism over epoll, same load) are taken within a
+  // round, so the machine's drift over the run cancels.
+  defaults.rounds = 5;
+  defaults.ratio_baselines = {{"model", "shared"}, {"mechanism", "epoll"}};
+  // Drift: this row, once per round (README, "Noisy runs").
+  defaults.canary_row = spawnlab::RowName(
+      "shared", "epoll", static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)), /*keep_alive=*/true);
   return spawnlab::BenchMain(argc, argv, "accept", spawnlab::Register, defaults);
 }
