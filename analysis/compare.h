@@ -83,6 +83,12 @@ struct Reproducibility {
   double median_ratio_change = std::nan("");  // NaN: no key ratios
   int rows_tested = 0, rows_different = 0;
   double median_row_change = std::nan("");
+  // The same U test on each row over its run's canary (repetition k over the
+  // canary's k: the same round, where the bench runs in rounds); -1 where a
+  // run has no measured canary. Judged instead of the raw times when present.
+  int canary_rows_tested = -1, canary_rows_different = -1;
+  double canary_median_row_change = std::nan("");
+  std::string canary_row;
   bool noisy = false;  // either run marked noisy
   bool meets_targets = false;
   std::string table;

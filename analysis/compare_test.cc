@@ -106,6 +106,28 @@ TEST(SelfCheck, TheSameRunTwiceMeetsTheTargets) {
   EXPECT_THAT(r.table, HasSubstr("| median change of the 1 key ratios (over method:vfork,"));
 }
 
+// With a canary, the rows are judged over it: a machine 20% slower moves
+// every raw time, and no row over the canary.
+TEST(SelfCheck, OverTheCanaryDriftIsNoDifference) {
+  nlohmann::json a = TwoRows(1, 1), b = TwoRows(1.2, 1);
+  for (nlohmann::json* doc : {&a, &b})
+    (*doc)["context"]["spawnlab.canary.row"] = "s/method:vfork/p:a";
+  Reproducibility r = Check(a, b);
+  EXPECT_EQ(r.rows_different, 2);      // raw: both rows moved
+  EXPECT_EQ(r.canary_rows_tested, 1);  // fork over the canary; the canary itself is not tested
+  EXPECT_EQ(r.canary_rows_different, 0);
+  EXPECT_TRUE(r.meets_targets) << r.table;
+  EXPECT_THAT(r.table, HasSubstr("each over the canary"));
+  // A change in the code still shows over the canary.
+  Reproducibility changed = Check(a, [] {
+    nlohmann::json d = TwoRows(1.2, 1.3);
+    d["context"]["spawnlab.canary.row"] = "s/method:vfork/p:a";
+    return d;
+  }());
+  EXPECT_EQ(changed.canary_rows_different, 1);
+  EXPECT_FALSE(changed.meets_targets);
+}
+
 // A bench may declare several baselines (linking: child-link:static and
 // parent-link:static); each one's ratios count.
 TEST(SelfCheck, EveryDeclaredBaselineCounts) {

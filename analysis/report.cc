@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -13,7 +14,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/time/time.h"
+#include "analysis/compare.h"
 #include "analysis/stats.h"
+#include "lib/benchmark_json.h"
+#include "nlohmann/json.hpp"
 
 namespace analysis {
 namespace {
@@ -612,9 +617,67 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& all, const Repo
   return absl::StrCat(out, "\n");
 }
 
+// ---- Reproducibility ---------------------------------------------------------
+
+// The rerun of `f` (`<stem>.rerun.json` beside it) if it is the same bench run
+// again right after f, at the same clean revision; else null, with the reason
+// in *why (empty when there is no rerun at all).
+const ResultsFile* RerunOf(const ResultsFile& f, const std::vector<ResultsFile>& reruns,
+                           std::string* why) {
+  why->clear();
+  if (!absl::EndsWith(f.path, ".json")) return nullptr;
+  const std::string want = absl::StrCat(f.path.substr(0, f.path.size() - 5), ".rerun.json");
+  for (const ResultsFile& r : reruns) {
+    if (r.path != want) continue;
+    auto ctx = [](const ResultsFile& x, const char* key) {
+      auto it = x.context.find(key);
+      return it == x.context.end() ? std::string() : it->second;
+    };
+    absl::Time end, start;
+    std::string err;
+    if (ctx(f, "git.revision").empty() || ctx(f, "git.revision") != ctx(r, "git.revision") ||
+        ctx(f, "git.tree") != "clean" || ctx(r, "git.tree") != "clean") {
+      *why = absl::StrCat("`", r.path, "` is not from the same clean revision: not compared");
+      return nullptr;
+    }
+    if (!absl::ParseTime(absl::RFC3339_full, ctx(f, "run.end"), &end, &err) ||
+        !absl::ParseTime(absl::RFC3339_full, ctx(r, "run.start"), &start, &err) || start < end ||
+        start - end > absl::Minutes(30)) {
+      *why = absl::StrCat("`", r.path, "` was not run right after this run: not compared");
+      return nullptr;
+    }
+    return &r;
+  }
+  return nullptr;
+}
+
+std::optional<Reproducibility> ReproducibilityOf(const ResultsFile& f, const ResultsFile& rerun) {
+  const nlohmann::json a = spawnlab::ParseBenchmarkJson(f.text);
+  const nlohmann::json b = spawnlab::ParseBenchmarkJson(rerun.text);
+  if (a.is_discarded() || b.is_discarded()) return std::nullopt;
+  return CheckReproducibility(f, rerun, a, b);
+}
+
+std::string ReproducibilitySection(const ResultsFile& f, const std::vector<ResultsFile>& reruns) {
+  std::string why;
+  const ResultsFile* rerun = RerunOf(f, reruns, &why);
+  if (rerun == nullptr) {
+    return why.empty() ? "" : absl::StrCat("### Reproducibility\n\n", why, ".\n\n");
+  }
+  std::optional<Reproducibility> r = ReproducibilityOf(f, *rerun);
+  if (!r.has_value()) return "";
+  return absl::StrCat(
+      "### Reproducibility\n\nThe same bench, run again right after this run (`", rerun->path,
+      "`), against the targets of `bazel run //analysis:compare -- --self_check`: key ratios "
+      "paired within a round, and each row's repetitions over the run's canary, which the "
+      "machine's drift between the two runs does not move.\n\n",
+      r->table, "\n");
+}
+
 std::string ExperimentReport(const std::string& experiment, const ReportSpec& spec,
                              const std::vector<const ResultsFile*>& files_in,
                              const std::vector<const ResultsFile*>& all,
+                             const std::vector<ResultsFile>& reruns,
                              std::map<std::string, std::string>* svgs) {
   int next_svg = 1;
   // Real machines first; runs under User-Mode Linux after them.
@@ -649,6 +712,7 @@ std::string ExperimentReport(const std::string& experiment, const ReportSpec& sp
     absl::StrAppend(&out, RunConditions(*f), HarnessOverhead(*f, spec.harness_overhead),
                     KeyRatioTable(*f, spec), Charts(*f, spec, experiment, &next_svg, svgs));
     if (spec.has_cross_check) absl::StrAppend(&out, CrossCheck(*f, spec.cross_check, all));
+    if (!f->quick()) absl::StrAppend(&out, ReproducibilitySection(*f, reruns));
     absl::StrAppend(&out, CounterTables(*f, spec));
     absl::StrAppend(&out, RowsTable(*f), "\n", Environment(*f));
   }
@@ -718,6 +782,41 @@ std::string FeatureMatrix(const std::vector<const ResultsFile*>& files) {
   return out;
 }
 
+// Each full run with a rerun right after it: how far the two agree.
+std::string ReproducibilityIndex(const std::vector<const ResultsFile*>& files,
+                                 const std::vector<ResultsFile>& reruns) {
+  std::string rows;
+  auto pct = [](double x) {
+    return std::isnan(x) ? std::string("—") : absl::StrFormat("%.1f%%", x * 100);
+  };
+  for (const ResultsFile* f : files) {
+    if (f->quick() || f->uml()) continue;
+    std::string why;
+    const ResultsFile* rerun = RerunOf(*f, reruns, &why);
+    if (rerun == nullptr) continue;
+    std::optional<Reproducibility> r = ReproducibilityOf(*f, *rerun);
+    if (!r.has_value()) continue;
+    const bool by_canary = r->canary_rows_tested > 0;
+    absl::StrAppend(
+        &rows, "| [", Cell(f->experiment()), "](", Cell(f->experiment()), ".md) | ",
+        Cell(f->kernel()), " | ", r->ratios > 0 ? pct(r->median_ratio_change) : "—", " | ",
+        r->ratios > 0 ? absl::StrCat(r->ratios_over_10pct, " of ", r->ratios) : "—", " | ",
+        by_canary ? absl::StrCat(r->canary_rows_different, " of ", r->canary_rows_tested) : "—",
+        " | ", r->rows_different, " of ", r->rows_tested, " | ", r->noisy ? "yes" : "no", " | ",
+        r->meets_targets ? "yes" : "**no**", " |\n");
+  }
+  if (rows.empty()) return "";
+  return absl::StrCat(
+      "\n## Reproducibility\n\nEach bench run twice, back to back, at the same revision ",
+      "(`bazel run //:suite -- --self_check --keep_self_check`): the committed run and its ",
+      "`.rerun.json`. Targets: the key ratios' median change at most 2%, none moving more than ",
+      "10% unless a run is marked noisy, and at most 5% of the rows called different by the U ",
+      "test, judged over the canary where the bench has one (raw times move with the machine).",
+      "\n\n| experiment | kernel | key ratios: median change (≤ 2%) | moved > 10% | rows ",
+      "different, over the canary (≤ 5%) | rows different, raw | noisy | within the targets |\n",
+      "|---|---|---:|---:|---:|---:|---|---|\n", rows);
+}
+
 std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet& set,
                   const std::map<std::string, int>& verdict_counts) {
   std::string out =
@@ -745,6 +844,7 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
     absl::StrAppend(&out, m.first, absl::StrJoin(m.second, ", "), " |\n");
   }
   absl::StrAppend(&out, FeatureMatrix(files));
+  absl::StrAppend(&out, ReproducibilityIndex(files, set.reruns));
   absl::StrAppend(&out, "\n## Experiments\n\n",
                   "| experiment | kernel | host | run | started | ended | noisy | rows | measured "
                   "| skipped | failed | report |\n",
@@ -866,8 +966,9 @@ std::map<std::string, std::string> BuildReports(const ResultsSet& results,
   }
   for (const auto& [experiment, group] : by_experiment) {
     auto spec = specs.find(experiment);
-    out[experiment + ".md"] = ExperimentReport(
-        experiment, spec == specs.end() ? ReportSpec{} : spec->second, group, files, &out);
+    out[experiment + ".md"] =
+        ExperimentReport(experiment, spec == specs.end() ? ReportSpec{} : spec->second, group,
+                         files, results.reruns, &out);
   }
   return out;
 }

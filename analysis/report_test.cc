@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/substitute.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
@@ -185,6 +186,60 @@ TEST(Report, CounterTablesShowMedianAndRange) {
   const std::string report = BuildReports(set, {}, {{"x", *spec}})["x.md"];
   EXPECT_THAT(report, HasSubstr("| row | `maps` | `rate` | `none` |\n|---|---:|---:|---:|\n"
                                 "| `op/kind:a` | 310 | 100 (1.23–54300) | — |\n"));
+}
+
+// A rerun right after a run, at the same clean revision, is compared with it
+// (in the experiment's report and the index); one from another revision, or
+// not right after, is named and not compared; a rerun is never a run itself.
+TEST(Report, ARerunRightAfterShowsHowFarTwoRunsAgree) {
+  auto file = [](const char* path, const char* revision, const char* start, const char* end,
+                 double scale) {
+    std::string rows;
+    for (int k = 0; k < 9; ++k) {
+      for (const char* m : {"vfork", "fork"}) {
+        const double t = (std::string(m) == "fork" ? 30 : 10) * scale * (1 + 0.01 * (k % 3));
+        absl::StrAppend(&rows, rows.empty() ? "" : ",",
+                        absl::Substitute(R"({"name": "s/method:$0", "run_name": "s/method:$0",)"
+                                         R"( "run_type": "iteration", "repetitions": 9,)"
+                                         R"( "repetition_index": $1, "real_time": $2,)"
+                                         R"( "time_unit": "ns"})",
+                                         m, k, t));
+      }
+    }
+    absl::StatusOr<ResultsFile> f = ParseResults(
+        absl::Substitute(R"({"context": {"spawnlab.experiment": "x", "kernel.release": "k",)"
+                         R"( "host.name": "h", "git.revision": "$0", "git.tree": "clean",)"
+                         R"( "run.start": "$1", "run.end": "$2", "run.noisy": "no",)"
+                         R"( "spawnlab.ratio_baseline": "method:vfork",)"
+                         R"( "spawnlab.canary.row": "s/method:vfork"}, "benchmarks": [$3]})",
+                         revision, start, end, rows),
+        path);
+    EXPECT_TRUE(f.ok()) << f.status();
+    return *f;
+  };
+  ResultsSet set;
+  set.files = {
+      file("results/k/h/x.json", "abc", "2026-11-30T10:00:00Z", "2026-11-30T10:01:00Z", 1)};
+  // The machine 20% slower in the second run: raw rows differ, nothing over the canary.
+  set.reruns = {
+      file("results/k/h/x.rerun.json", "abc", "2026-11-30T10:01:05Z", "2026-11-30T10:02:00Z", 1.2)};
+  std::map<std::string, std::string> out = BuildReports(set, {}, {});
+  EXPECT_THAT(out["x.md"], HasSubstr("### Reproducibility"));
+  EXPECT_THAT(out["x.md"], HasSubstr("`results/k/h/x.rerun.json`"));
+  EXPECT_THAT(out["x.md"], HasSubstr("0 of 1 (0.0%) | ≤ 5% |"));  // fork over the canary
+  EXPECT_THAT(out["README.md"], HasSubstr("## Reproducibility"));
+  EXPECT_THAT(out["README.md"],
+              HasSubstr("| [x](x.md) | k | 0.0% | 0 of 1 | 0 of 1 | 2 of 2 | no | yes |"));
+  EXPECT_EQ(out["README.md"].find("x.rerun"), std::string::npos) << "a rerun listed as a run";
+
+  set.reruns = {
+      file("results/k/h/x.rerun.json", "def", "2026-11-30T10:01:05Z", "2026-11-30T10:02:00Z", 1)};
+  out = BuildReports(set, {}, {});
+  EXPECT_THAT(out["x.md"], HasSubstr("is not from the same clean revision: not compared"));
+  EXPECT_EQ(out["README.md"].find("## Reproducibility"), std::string::npos);
+  set.reruns = {
+      file("results/k/h/x.rerun.json", "abc", "2026-11-30T12:00:00Z", "2026-11-30T12:01:00Z", 1)};
+  EXPECT_THAT(BuildReports(set, {}, {})["x.md"], HasSubstr("was not run right after this run"));
 }
 
 // The feature matrix takes each machine's latest run: a probe fixed since

@@ -232,7 +232,9 @@ absl::StatusOr<ResultsFile> ParseResultsUnguarded(absl::string_view text, absl::
 // accessors throw on a type they did not expect) and never a crash.
 absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_view path) {
   try {
-    return ParseResultsUnguarded(text, path);
+    absl::StatusOr<ResultsFile> f = ParseResultsUnguarded(text, path);
+    if (f.ok()) f->text = std::string(text);
+    return f;
   } catch (const std::exception& e) {
     return Bad(path, absl::StrCat("malformed: ", e.what()));
   }
@@ -250,9 +252,9 @@ namespace {
 
 // Full runs only: a --quick or filtered run (clone3.quick.json,
 // clone3.filtered.json) and a bench's unfinished temporary file are no
-// evidence. Regular files only (a FIFO is passed over, not read); a link to
-// a file is followed (Bazel's runfiles are links), a link to a folder is not,
-// so a link loop cannot trap the walk.
+// evidence. (A rerun, clone3.rerun.json, is read, and kept apart.) Regular files only (a FIFO is
+// passed over, not read); a link to a file is followed (Bazel's runfiles are links), a link to a
+// folder is not, so a link loop cannot trap the walk.
 bool IsResultsFile(const std::filesystem::directory_entry& e) {
   const std::string name = e.path().filename().string();
   std::error_code ec;
@@ -260,6 +262,8 @@ bool IsResultsFile(const std::filesystem::directory_entry& e) {
          !absl::EndsWith(name, ".quick.json") && !absl::EndsWith(name, ".filtered.json") &&
          !absl::StrContains(name, ".tmp-");
 }
+
+bool IsRerun(const std::string& path) { return absl::EndsWith(path, ".rerun.json"); }
 
 void FindJson(const std::string& dir, std::vector<std::string>* out) {
   std::error_code ec;
@@ -288,7 +292,7 @@ ResultsSet LoadResultsDir(const std::string& dir) {
     buffer << in.rdbuf();
     absl::StatusOr<ResultsFile> f = ParseResults(buffer.str(), p.substr(cut));
     if (f.ok()) {
-      set.files.push_back(*std::move(f));
+      (IsRerun(p) ? set.reruns : set.files).push_back(*std::move(f));
     } else {
       set.errors.push_back(f.status());
     }

@@ -72,6 +72,9 @@ struct ResultsFile {
   // every system call: its times are no machine's.
   bool uml() const;
   const Series* Find(absl::string_view name) const;
+  // The file as it was read (the JSON text): for what needs the rows in
+  // their repetition order, such as key ratios paired by round.
+  std::string text;
 };
 
 // Parses `text`; `path` names it in errors.
@@ -81,8 +84,14 @@ absl::StatusOr<ResultsFile> LoadResultsFile(const std::string& path);
 // Every *.json under `dir` (recursively), sorted by path: the files that
 // parsed, and one error for each that did not. Each file's path (and its
 // errors) name it from the last component of `dir` down ("results/k/x.json").
+//
+// A `<experiment>.rerun.json` is the same bench run again right after the
+// run beside it (`bazel run //:suite -- --self_check --keep_self_check`):
+// evidence of how far two runs agree, not a run of its own, so it is kept
+// apart, in `reruns`.
 struct ResultsSet {
   std::vector<ResultsFile> files;
+  std::vector<ResultsFile> reruns;
   std::vector<absl::Status> errors;
 };
 ResultsSet LoadResultsDir(const std::string& dir);

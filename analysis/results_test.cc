@@ -118,7 +118,8 @@ TEST(Results, AFolderWalkReadsFullRunsOnlyAndNeverBlocks) {
   const std::string host = dir + "/6.1.0-test/somehost";
   std::filesystem::create_directories(host);
   std::filesystem::copy_file(Testdata("good/6.1.0-test/clone3.json"), host + "/clone3.json");
-  for (const char* other : {"clone3.quick.json", "clone3.filtered.json", "clone3.json.tmp-123"}) {
+  for (const char* other :
+       {"clone3.quick.json", "clone3.filtered.json", "clone3.json.tmp-123", "clone3.rerun.json"}) {
     std::filesystem::copy_file(Testdata("good/6.1.0-test/clone3.json"), host + "/" + other);
   }
   ASSERT_EQ(mkfifo((host + "/fifo.json").c_str(), 0600), 0);       // reading it would block
@@ -126,6 +127,9 @@ TEST(Results, AFolderWalkReadsFullRunsOnlyAndNeverBlocks) {
   ResultsSet set = LoadResultsDir(dir);
   ASSERT_EQ(set.files.size(), 1u);
   EXPECT_EQ(set.files[0].path, "walk/6.1.0-test/somehost/clone3.json");
+  // A rerun is read, and kept apart from the runs.
+  ASSERT_EQ(set.reruns.size(), 1u);
+  EXPECT_EQ(set.reruns[0].path, "walk/6.1.0-test/somehost/clone3.rerun.json");
   EXPECT_TRUE(set.errors.empty());
 }
 

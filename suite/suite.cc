@@ -4,6 +4,7 @@
 //   bazel run //:suite -- --quick             # a smoke of everything, about a minute
 //   bazel run //:suite -- --only=clone3,linking
 //   bazel run //:suite -- --self_check --only=clone3   # two runs: how reproducible?
+//   bazel run //:suite -- --self_check --keep_self_check  # the committed runs, and their reruns
 //
 // It takes the machine's bench lock (lib/bench_lock.h) for the whole suite, so
 // nothing else measures between two benches, and runs each bench with the lock
@@ -60,6 +61,11 @@ ABSL_FLAG(bool, self_check, false,
           "Run each bench twice, back to back, into a temporary folder (results/ is left "
           "alone), and print how far the two runs agree (//analysis:compare --self_check): "
           "the README's reproducibility table, for this machine now.");
+ABSL_FLAG(bool, keep_self_check, false,
+          "With --self_check: keep the first run as the bench's results (results/<kernel>/"
+          "<host>/<experiment>.json) and the second beside it (<experiment>.rerun.json), then "
+          "regenerate reports/, whose reports then show how far the two agree. For the "
+          "committed results.");
 
 namespace spawnlab {
 namespace {
@@ -194,6 +200,12 @@ int SuiteMain(int argc, char** argv) {
     std::cerr << "error: --keep_quick goes with --quick\n";
     return 2;
   }
+  const bool keep_self_check = absl::GetFlag(FLAGS_keep_self_check);
+  if (keep_self_check && (!absl::GetFlag(FLAGS_self_check) || quick)) {
+    std::cerr << "error: --keep_self_check goes with --self_check, and not with --quick (a "
+                 "smoke run is no evidence to keep)\n";
+    return 2;
+  }
   const std::string lock_mode = absl::GetFlag(FLAGS_lock);
   if (lock_mode != "wait" && lock_mode != "fail") {
     std::cerr << "error: --lock=" << lock_mode << ": expected wait or fail\n";
@@ -208,7 +220,7 @@ int SuiteMain(int argc, char** argv) {
     total_estimate += estimate.back();
   }
   std::string self_check_dir;
-  if (self_check) {
+  if (self_check && !keep_self_check) {
     char tmpl[] = "/tmp/spawnlab-self-check-XXXXXX";
     if (mkdtemp(tmpl) == nullptr) {
       std::cerr << "error: mkdtemp: " << strerror(errno) << "\n";
@@ -258,7 +270,13 @@ int SuiteMain(int argc, char** argv) {
     for (int run = 1; run <= (self_check ? 2 : 1) && !g_interrupted; ++run) {
       std::vector<std::string> run_args = args;
       if (self_check) {
-        outs.push_back(absl::StrCat(self_check_dir, "/", e.name, "-", run, ".json"));
+        if (keep_self_check) {
+          const std::string full = FullResultsPath(workspace, e.name);
+          outs.push_back(run == 1 ? full
+                                  : absl::StrCat(full.substr(0, full.size() - 5), ".rerun.json"));
+        } else {
+          outs.push_back(absl::StrCat(self_check_dir, "/", e.name, "-", run, ".json"));
+        }
         run_args.push_back("--out=" + outs.back());
         std::cout << "[suite] " << e.name << ": run " << run << " of 2" << std::endl;
       }
@@ -293,7 +311,7 @@ int SuiteMain(int argc, char** argv) {
 
   // A self-check measures the machine, not the code: results/ and reports/
   // are left as they were.
-  if (absl::GetFlag(FLAGS_report) && !g_interrupted && !self_check) {
+  if (absl::GetFlag(FLAGS_report) && !g_interrupted && (!self_check || keep_self_check)) {
     std::cout << "\n[suite] regenerating reports/" << std::endl;
     const std::string report = RunfileOrExit("analysis/report");
     absl::StatusOr<Child> child = Spawn(SpawnMethod::kPosixSpawn, ExecSpec(report, {report}));
@@ -308,7 +326,10 @@ int SuiteMain(int argc, char** argv) {
     std::cout << absl::StrFormat("  %-16s %s\n", name, Minutes(seconds));
   }
   if (self_check) {
-    std::cout << "self-check runs: " << self_check_dir << "/\n";
+    std::cout << "self-check runs: "
+              << (keep_self_check ? workspace + "/results/ (each <experiment>.json and .rerun.json)"
+                                  : self_check_dir + "/")
+              << "\n";
     if (!not_reproducible.empty()) {
       std::cout << "not reproducible within the targets now: "
                 << absl::StrJoin(not_reproducible, ", ") << "\n";
