@@ -114,5 +114,7 @@ int main(int argc, char** argv) {
   defaults.random_interleaving = true;
   // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
   defaults.canary_row = "spawn/method:vfork/placement:none/until:exit";
+  // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
+  defaults.ratio_baselines = {{"placement", "none"}};
   return spawnlab::BenchMain(argc, argv, "cgroup_placement", spawnlab::Register, defaults);
 }

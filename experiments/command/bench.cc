@@ -181,5 +181,7 @@ int main(int argc, char** argv) {
   defaults.random_interleaving = true;  // no per-row setup to repeat
   // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
   defaults.canary_row = "command/api:vfork/child:minimal/op:run";
+  // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
+  defaults.ratio_baselines = {{"api", "vfork"}};
   return spawnlab::BenchMain(argc, argv, "command", spawnlab::Register, defaults);
 }

@@ -261,5 +261,7 @@ int main(int argc, char** argv) {
   defaults.random_interleaving = true;
   // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
   defaults.canary_row = "spawn/method:vfork/fds:10/until:exit";
+  // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
+  defaults.ratio_baselines = {{"method", "vfork"}, {"close-others", "no"}, {"way", "none"}};
   return spawnlab::BenchMain(argc, argv, "descriptors", spawnlab::Register, defaults);
 }

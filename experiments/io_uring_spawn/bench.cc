@@ -124,5 +124,7 @@ int main(int argc, char** argv) {
   defaults.random_interleaving = true;
   // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
   defaults.canary_row = "spawn/method:vfork/children:16";
+  // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
+  defaults.ratio_baselines = {{"strategy", "waitpid"}, {"method", "vfork"}};
   return spawnlab::BenchMain(argc, argv, "io_uring_spawn", spawnlab::Register, defaults);
 }

@@ -139,5 +139,7 @@ int main(int argc, char** argv) {
   defaults.random_interleaving = true;
   // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
   defaults.canary_row = "exec/source:path/cache:warm/until:exit";
+  // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
+  defaults.ratio_baselines = {{"source", "path"}};
   return spawnlab::BenchMain(argc, argv, "memfd", spawnlab::Register, defaults);
 }

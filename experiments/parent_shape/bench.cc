@@ -183,5 +183,7 @@ int main(int argc, char** argv) {
   defaults.random_interleaving = true;
   // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
   defaults.canary_row = "spawn/method:vfork/parent-threads:1/until:exit";
+  // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
+  defaults.ratio_baselines = {{"mappings", "100"}, {"parent-threads", "1"}, {"method", "vfork"}};
   return spawnlab::BenchMain(argc, argv, "parent_shape", spawnlab::Register, defaults);
 }

@@ -69,5 +69,7 @@ int main(int argc, char** argv) {
   defaults.random_interleaving = true;
   // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
   defaults.canary_row = "exec/strip:default/cache:warm/until:exit";
+  // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
+  defaults.ratio_baselines = {{"strip", "default"}};
   return spawnlab::BenchMain(argc, argv, "strip", spawnlab::Register, defaults);
 }

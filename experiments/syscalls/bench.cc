@@ -326,5 +326,7 @@ int main(int argc, char** argv) {
   defaults.random_interleaving = true;  // no per-row setup to repeat
   // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
   defaults.canary_row = "syscall/op:getpid/via:syscall";
+  // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
+  defaults.ratio_baselines = {{"via", "syscall"}};
   return spawnlab::BenchMain(argc, argv, "syscalls", spawnlab::Register, defaults);
 }
