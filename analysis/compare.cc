@@ -193,6 +193,23 @@ std::vector<spawnlab::RatioBaseline> DeclaredRatioBaselines(const ResultsFile& f
   return out;
 }
 
+// The fewest rows of `n` that the U test, at p < 0.05, calls different in at
+// most 1 pair of identical runs out of 20: what chance alone reaches.
+int ChanceBound(int n) {
+  // P(X >= k) for X ~ Binomial(n, 0.05), summed from the top.
+  std::vector<double> pmf(static_cast<size_t>(n) + 1);
+  for (int k = 0; k <= n; ++k) {
+    pmf[k] = std::exp(std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) +
+                      k * std::log(0.05) + (n - k) * std::log(0.95));
+  }
+  double tail = 0;
+  for (int k = n; k >= 0; --k) {
+    if (tail + pmf[k] > 0.05 + 1e-12) return k + 1;
+    tail += pmf[k];
+  }
+  return 0;
+}
+
 Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsFile& new_file,
                                      const nlohmann::json& old_doc, const nlohmann::json& new_doc,
                                      std::optional<spawnlab::RatioBaseline> by) {
@@ -274,6 +291,12 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
         different, " of ", tested,
         tested > 0 ? absl::StrFormat(" (%.1f%%)", 100.0 * different / tested) : std::string());
   };
+  const int judged = by_canary ? r.canary_rows_tested : r.rows_tested;
+  if (judged > 0) {
+    absl::StrAppend(&t, "| for scale: rows that chance alone (p < 0.05 each) calls different in 1 ",
+                    "pair of identical runs out of 20 | ", ChanceBound(judged), " of ", judged,
+                    " | — |\n");
+  }
   if (by_canary) {
     absl::StrAppend(&t, "| rows the U test calls different (each over the canary, `", r.canary_row,
                     "`, repetition by repetition) | ",
