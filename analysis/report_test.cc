@@ -242,6 +242,40 @@ TEST(Report, ARerunRightAfterShowsHowFarTwoRunsAgree) {
   EXPECT_THAT(BuildReports(set, {}, {})["x.md"], HasSubstr("was not run right after this run"));
 }
 
+// A key ratio is judged on the ratio taken within each round, not on the
+// ratio of two medians that came from different rounds.
+TEST(Report, KeyRatiosArePairedWithinRounds) {
+  const double a[] = {10, 20, 20, 20, 10};  // the baseline, round by round
+  const double b[] = {30, 40, 40, 20, 30};  // within rounds: 3, 2, 2, 1, 3 times a
+  std::string rows;
+  for (int k = 0; k < 5; ++k) {
+    for (const auto& [name, t] : {std::pair<const char*, double>{"s/v:a", a[k]},
+                                  std::pair<const char*, double>{"s/v:b", b[k]}}) {
+      absl::StrAppend(&rows, rows.empty() ? "" : ",",
+                      absl::Substitute(R"({"name": "$0", "run_name": "$0", "run_type": )"
+                                       R"("iteration", "repetitions": 5, "repetition_index": $1,)"
+                                       R"( "real_time": $2, "time_unit": "ns"})",
+                                       name, k, t));
+    }
+  }
+  absl::StatusOr<ResultsFile> f = ParseResults(
+      absl::StrCat(R"({"context": {"spawnlab.experiment": "x"}, "benchmarks": [)", rows, "]}"),
+      "results/k/x.json");
+  ASSERT_TRUE(f.ok()) << f.status();
+  ResultsSet set;
+  set.files.push_back(*f);
+  absl::StatusOr<ReportSpec> spec = ParseReportSpec(
+      R"({"key_ratios": [{"what": "b under 1.9 a", "numerator": "s/v:b", "denominators": ["s/v:a"],)"
+      R"( "bound": 1.9}]})",
+      "x", "x/report.json");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const std::string report = BuildReports(set, {}, {{"x", *spec}})["x.md"];
+  // Paired: median 2 over the rounds; of medians: 30 / 20 = 1.5, which would pass.
+  EXPECT_THAT(report,
+              HasSubstr("| b under 1.9 a | `s/v:a` | 2.000 [1.000, 3.000] | 1.500 (+50.0%) |"));
+  EXPECT_THAT(report, HasSubstr("**missed**: at most 1.90"));
+}
+
 // The feature matrix takes each machine's latest run: a probe fixed since
 // an older file must not be reported as failing.
 TEST(Report, FeatureMatrixSpeaksFromTheLatestRun) {
