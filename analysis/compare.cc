@@ -228,36 +228,34 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
     for (const RatioChange& change : rc.rows) ratio_changes.push_back(std::fabs(change.change));
   }
   if (!ratio_changes.empty()) r.median_ratio_change = spawnlab::Median(ratio_changes);
-  Comparison c = CompareResults(old_file, new_file);
-  std::vector<double> changes;
-  for (const CompareRow& row : c.rows) {
-    changes.push_back(std::fabs(row.change));
-    if (std::isnan(row.p_value) || row.old_n < kMinRepetitionsForUTest ||
-        row.new_n < kMinRepetitionsForUTest) {
-      continue;
+  // The U test on every row in both runs (but `skip`): how many it could
+  // test, how many it calls different, and the median change.
+  auto count = [](const Comparison& c, const std::string& skip, int* tested, int* different,
+                  double* median_change) {
+    *tested = *different = 0;
+    std::vector<double> changes;
+    for (const CompareRow& row : c.rows) {
+      if (row.name == skip) continue;
+      changes.push_back(std::fabs(row.change));
+      if (std::isnan(row.p_value) || row.old_n < kMinRepetitionsForUTest ||
+          row.new_n < kMinRepetitionsForUTest) {
+        continue;
+      }
+      ++*tested;
+      *different += row.p_value < 0.05;
     }
-    ++r.rows_tested;
-    r.rows_different += row.p_value < 0.05;
-  }
-  if (!changes.empty()) r.median_row_change = spawnlab::Median(changes);
+    if (!changes.empty()) *median_change = spawnlab::Median(changes);
+  };
+  count(CompareResults(old_file, new_file), "", &r.rows_tested, &r.rows_different,
+        &r.median_row_change);
   absl::StatusOr<ResultsFile> old_by_canary = NormaliseByCanary(old_file);
   absl::StatusOr<ResultsFile> new_by_canary = NormaliseByCanary(new_file);
   if (old_by_canary.ok() && new_by_canary.ok() &&
       old_file.context.at("spawnlab.canary.row") == new_file.context.at("spawnlab.canary.row")) {
     r.canary_row = old_file.context.at("spawnlab.canary.row");
-    r.canary_rows_tested = r.canary_rows_different = 0;
-    std::vector<double> canary_changes;
-    for (const CompareRow& row : CompareResults(*old_by_canary, *new_by_canary).rows) {
-      if (row.name == r.canary_row) continue;  // 1 over itself: nothing to test
-      canary_changes.push_back(std::fabs(row.change));
-      if (std::isnan(row.p_value) || row.old_n < kMinRepetitionsForUTest ||
-          row.new_n < kMinRepetitionsForUTest) {
-        continue;
-      }
-      ++r.canary_rows_tested;
-      r.canary_rows_different += row.p_value < 0.05;
-    }
-    if (!canary_changes.empty()) r.canary_median_row_change = spawnlab::Median(canary_changes);
+    // The canary over itself is 1 in every round: nothing to test.
+    count(CompareResults(*old_by_canary, *new_by_canary), r.canary_row, &r.canary_rows_tested,
+          &r.canary_rows_different, &r.canary_median_row_change);
   }
   auto noisy = [](const ResultsFile& f) {
     auto it = f.context.find("run.noisy");

@@ -311,6 +311,17 @@ absl::Status ChildFailed(pid_t pid, int err, int stage, SpawnMethod method, cons
   return absl::ErrnoToStatus(err, absl::StrCat(what, " (", SpawnMethodName(method), ")"));
 }
 
+// The spawn call itself failed (no child): the errno, naming the method and
+// the program, and the cgroup where clone3 was to create the child in one.
+absl::Status SpawnFailed(int err, SpawnMethod method, const ExecSpec& spec,
+                         const SpawnOptions& options) {
+  const bool into_cgroup = options.cgroup_fd >= 0 &&
+                           (method == SpawnMethod::kClone3 || method == SpawnMethod::kClone3Cow);
+  return absl::ErrnoToStatus(err,
+                             absl::StrCat(SpawnMethodName(method), " ", spec.path(),
+                                          into_cgroup ? " into a cgroup (CLONE_INTO_CGROUP)" : ""));
+}
+
 SPAWNLAB_WRAPPER ExecArgs MakeArgs(const ExecSpec& spec, const SpawnOptions& options) {
   ExecArgs args{spec.path(), spec.argv(), spec.envp()};
   args.fd_map = options.fd_map.data();
@@ -405,15 +416,7 @@ absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method, const ExecSpec& spe
     default:
       return absl::InternalError("not a CLONE_VM method");
   }
-  if (pid < 0) {
-    return absl::ErrnoToStatus(
-        saved_errno,
-        absl::StrCat(SpawnMethodName(method), " ", spec.path(),
-                     options.cgroup_fd >= 0 && method != SpawnMethod::kFork &&
-                             method != SpawnMethod::kVfork && method != SpawnMethod::kClone
-                         ? " into a cgroup (CLONE_INTO_CGROUP)"
-                         : ""));
-  }
+  if (pid < 0) return SpawnFailed(saved_errno, method, spec, options);
   UniqueFd owned_pidfd(pidfd);
   if (args.failed_errno != 0) {
     return ChildFailed(pid, args.failed_errno, args.failed_stage, method, spec, options);
@@ -469,15 +472,7 @@ SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method, co
       pid = static_cast<pid_t>(r);
     }
   }
-  if (pid < 0) {
-    return absl::ErrnoToStatus(
-        saved_errno,
-        absl::StrCat(SpawnMethodName(method), " ", spec.path(),
-                     options.cgroup_fd >= 0 && method != SpawnMethod::kFork &&
-                             method != SpawnMethod::kVfork && method != SpawnMethod::kClone
-                         ? " into a cgroup (CLONE_INTO_CGROUP)"
-                         : ""));
-  }
+  if (pid < 0) return SpawnFailed(saved_errno, method, spec, options);
   UniqueFd owned_pidfd(pidfd);
   write_end.reset();
   int report[2] = {0, 0};  // stage, errno
