@@ -271,6 +271,20 @@ benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
   return b->Unit(benchmark::kNanosecond);
 }
 
+std::map<std::string, benchmark::internal::Benchmark*> RegisterRound(const BenchOptions& options,
+                                                                     std::vector<RoundRow> rows) {
+  if (options.row_order != nullptr) {
+    for (const RoundRow& r : rows) options.row_order->push_back(r.name);
+  }
+  ShuffleForRound(rows, options.round);
+  std::map<std::string, benchmark::internal::Benchmark*> registered;
+  for (RoundRow& r : rows) {
+    registered[r.name] =
+        Configure(benchmark::RegisterBenchmark(r.name.c_str(), std::move(r.run)), options, r.clock);
+  }
+  return registered;
+}
+
 void SkipRow(benchmark::State& state, const absl::Status& why) {
   state.SkipWithError(absl::StrCat(kSkippedPrefix, why.message()).c_str());
 }

@@ -50,6 +50,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -98,6 +99,21 @@ enum class Clock { kManual, kLibrary };
 benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
                                           const BenchOptions& options,
                                           Clock clock = Clock::kManual);
+
+// One row of a bench that runs in rounds: its name and what measures it.
+struct RoundRow {
+  std::string name;
+  std::function<void(benchmark::State&)> run;
+  Clock clock = Clock::kManual;
+};
+
+// A round's registration (BenchDefaults::rounds), all of it: names `rows` in
+// their given order in *options.row_order (round 0 only), then registers each
+// once, through Configure, in this round's shuffled order (ShuffleForRound).
+// Returns the registered benchmarks by name, for settings of a row's own
+// (Unit, Iterations).
+std::map<std::string, benchmark::internal::Benchmark*> RegisterRound(const BenchOptions& options,
+                                                                     std::vector<RoundRow> rows);
 
 // Marks the row skipped, with the reason.
 void SkipRow(benchmark::State& state, const absl::Status& why);

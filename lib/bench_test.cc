@@ -12,7 +12,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -135,8 +137,8 @@ TEST(Bench, TheCanarySaysHowFarItDriftedOrWhyItCannot) {
   nlohmann::json doc = nlohmann::json::parse(ReadAll(out), nullptr, false);
   ASSERT_FALSE(doc.is_discarded());
   double drift = -1;
-  EXPECT_TRUE(absl::SimpleAtod(doc["context"]["spawnlab.canary.drift_pct"].get<std::string>(),
-                               &drift))
+  EXPECT_TRUE(
+      absl::SimpleAtod(doc["context"]["spawnlab.canary.drift_pct"].get<std::string>(), &drift))
       << doc["context"]["spawnlab.canary.drift_pct"];
   EXPECT_GE(drift, 0);
 }
@@ -254,6 +256,34 @@ TEST(Bench, RelativeOutIsTakenFromWhereBazelRunStarted) {
 TEST(Bench, AFailedRowMakesTheExitCodeNonZero) {
   const std::string out = absl::StrCat(TmpDir(), "/fail.json");
   EXPECT_EQ(RunFixture({"--fail", absl::StrCat("--out=", out)}), 1);
+}
+
+// A round names its rows in their natural order (round 0 only) and registers
+// each once, shuffled by the round, the same way on every run.
+TEST(Bench, RegisterRoundNamesRowsInOrderAndRegistersEachOnce) {
+  std::vector<std::string> order;
+  auto rows = [] {
+    std::vector<RoundRow> r;
+    for (const char* name : {"t/op:a", "t/op:b", "t/op:c", "t/op:d"}) {
+      r.push_back({name, [](benchmark::State& state) {
+                     for (auto _ : state) {
+                     }
+                   }});
+    }
+    return r;
+  };
+  BenchOptions first;
+  first.round = 0;
+  first.row_order = &order;
+  std::map<std::string, benchmark::internal::Benchmark*> got = RegisterRound(first, rows());
+  EXPECT_EQ(order, (std::vector<std::string>{"t/op:a", "t/op:b", "t/op:c", "t/op:d"}));
+  EXPECT_EQ(got.size(), 4u);
+  for (const auto& [name, b] : got) EXPECT_NE(b, nullptr) << name;
+  BenchOptions second;
+  second.round = 1;  // no row_order: named once, in round 0
+  EXPECT_EQ(RegisterRound(second, rows()).size(), 4u);
+  EXPECT_EQ(order.size(), 4u);
+  benchmark::ClearRegisteredBenchmarks();
 }
 
 TEST(Bench, BadFlagsAreErrors) {

@@ -113,29 +113,19 @@ void Register(const BenchOptions& options) {
   const int workers = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   benchmark::AddCustomContext("accept.connections", absl::StrCat(absl::GetFlag(FLAGS_connections)));
   benchmark::AddCustomContext("accept.load_seconds", absl::StrCat(load_seconds));
-  // Every row, then this round's order of them: shuffled (BenchDefaults::rounds).
-  struct Row {
-    std::string name, model, mechanism;
-    bool keep_alive;
-  };
-  std::vector<Row> rows;
+  std::vector<RoundRow> rows;
   for (const char* model : {"shared", "reuseport", "proxy"}) {
     for (const char* mech : {"blocking", "epoll", "epoll-exclusive", "uring", "uring-multishot"}) {
       for (bool keep_alive : {false, true}) {
-        rows.push_back({RowName(model, mech, workers, keep_alive), model, mech, keep_alive});
+        rows.push_back(
+            {RowName(model, mech, workers, keep_alive),
+             [model = std::string(model), mech = std::string(mech), workers, keep_alive](
+                 benchmark::State& state) { BM_Accept(state, model, mech, workers, keep_alive); }});
       }
     }
   }
-  if (options.row_order != nullptr) {
-    for (const Row& r : rows) options.row_order->push_back(r.name);
-  }
-  ShuffleForRound(rows, options.round);
-  for (const Row& r : rows) {
-    Configure(benchmark::RegisterBenchmark(r.name.c_str(), BM_Accept, r.model, r.mechanism, workers,
-                                           r.keep_alive),
-              options)
-        ->Iterations(1);
-  }
+  // One load per repetition: it runs for --load_seconds itself.
+  for (const auto& [name, b] : RegisterRound(options, std::move(rows))) b->Iterations(1);
 }
 
 }  // namespace

@@ -199,6 +199,7 @@ void BM_SpawnerRoundtrip(benchmark::State& state) {
 }
 
 void Register(const BenchOptions& options) {
+  // The harness rows first in every round, then the spawn rows, shuffled.
   if (options.row_order != nullptr) {
     options.row_order->push_back("harness/op:empty");
     options.row_order->push_back("harness/op:spawner-roundtrip");
@@ -209,14 +210,7 @@ void Register(const BenchOptions& options) {
             options);
   std::vector<std::string> paths;
   for (const ChildKind& c : kChildren) paths.push_back(RunfileOrExit(c.runfile));
-  struct Row {
-    std::string name;
-    SpawnMethod method;
-    size_t child;
-    const ParentKind* parent;
-    bool until_start;
-  };
-  std::vector<Row> rows;
+  std::vector<RoundRow> rows;
   for (const ParentKind& parent : Parents()) {
     for (SpawnMethod method : AllSpawnMethods()) {
       for (size_t c = 0; c < std::size(kChildren); ++c) {
@@ -224,21 +218,14 @@ void Register(const BenchOptions& options) {
           rows.push_back(
               {absl::StrCat("spawn/method:", SpawnMethodName(method), "/child:", kChildren[c].name,
                             "/parent:", parent.name, "/until:", until_start ? "start" : "exit"),
-               method, c, &parent, until_start});
+               [method, path = paths[c], parent = &parent, until_start](benchmark::State& state) {
+                 BM_Spawn(state, method, path, parent, until_start);
+               }});
         }
       }
     }
   }
-  if (options.row_order != nullptr) {
-    for (const Row& r : rows) options.row_order->push_back(r.name);
-  }
-  // This round's order: every row once, shuffled.
-  ShuffleForRound(rows, options.round);
-  for (const Row& r : rows) {
-    Configure(benchmark::RegisterBenchmark(r.name.c_str(), BM_Spawn, r.method, paths[r.child],
-                                           r.parent, r.until_start),
-              options);
-  }
+  RegisterRound(options, std::move(rows));
 }
 
 }  // namespace

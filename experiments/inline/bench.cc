@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -68,13 +69,8 @@ void BM_ChildOpt(benchmark::State& state, std::string child, bool until_start) {
 }
 
 void Register(const BenchOptions& options) {
-  // Every row, then this round's order of them: shuffled (BenchDefaults::rounds).
-  struct Row {
-    std::string name;
-    std::function<void(benchmark::State&)> run;
-    bool nanoseconds = false;  // the instruction rows: 1 "ns" = 1 instruction
-  };
-  std::vector<Row> rows;
+  std::vector<RoundRow> rows;
+  std::vector<std::string> instruction_rows;  // 1 "ns" = 1 instruction
   const std::string minimal = RunfileOrExit("lib/children/minimal_child");
   for (const char* inl : {"forbidden", "default", "forced"}) {
     const std::string spawner = RunfileOrExit(absl::StrCat("experiments/inline/spawner_", inl));
@@ -86,8 +82,8 @@ void Register(const BenchOptions& options) {
                             : absl::StrCat("spawn/inline:", inl, "/method:", m, "/until:exit"),
                         [spawner, method, minimal, instructions](benchmark::State& state) {
                           BM_Spawner(state, spawner, method, minimal, instructions);
-                        },
-                        instructions});
+                        }});
+        if (instructions) instruction_rows.push_back(rows.back().name);
       }
     }
   }
@@ -101,15 +97,9 @@ void Register(const BenchOptions& options) {
            }});
     }
   }
-  if (options.row_order != nullptr) {
-    for (const Row& r : rows) options.row_order->push_back(r.name);
-  }
-  ShuffleForRound(rows, options.round);
-  for (const Row& r : rows) {
-    benchmark::internal::Benchmark* b =
-        Configure(benchmark::RegisterBenchmark(r.name.c_str(), r.run), options);
-    if (r.nanoseconds) b->Unit(benchmark::kNanosecond);
-  }
+  std::map<std::string, benchmark::internal::Benchmark*> registered =
+      RegisterRound(options, std::move(rows));
+  for (const std::string& name : instruction_rows) registered[name]->Unit(benchmark::kNanosecond);
 }
 
 }  // namespace

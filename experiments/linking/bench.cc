@@ -82,12 +82,7 @@ void BM_ParentSpawn(benchmark::State& state, std::string parent, SpawnMethod met
 }
 
 void Register(const BenchOptions& options) {
-  // Every row, then this round's order of them: shuffled (BenchDefaults::rounds).
-  struct Row {
-    std::string name;
-    std::function<void(benchmark::State&)> run;
-  };
-  std::vector<Row> rows;
+  std::vector<RoundRow> rows;
   for (const char* link : {"static", "static-pie", "dynamic", "dynamic-many"}) {
     const std::string child = RunfileOrExit(absl::StrCat("experiments/linking/child_", link));
     for (bool until_start : {true, false}) {
@@ -118,11 +113,7 @@ void Register(const BenchOptions& options) {
                       }});
     }
   }
-  if (options.row_order != nullptr) {
-    for (const Row& r : rows) options.row_order->push_back(r.name);
-  }
-  ShuffleForRound(rows, options.round);
-  for (const Row& r : rows) Configure(benchmark::RegisterBenchmark(r.name.c_str(), r.run), options);
+  RegisterRound(options, std::move(rows));
 }
 
 }  // namespace
