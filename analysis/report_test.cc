@@ -170,22 +170,26 @@ TEST(Report, CounterTablesShowMedianAndRange) {
   const std::string json =
       R"({"context": {"spawnlab.experiment": "x"}, "benchmarks": [)"
       R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration", "repetitions": 3,)"
-      R"( "repetition_index": 0, "real_time": 10, "time_unit": "ns", "maps": 310, "rate": 54321},)"
+      R"( "repetition_index": 0, "real_time": 10, "time_unit": "ns", "maps": 310, "rate": 54321, "p99_us": 1500, "ratio": 1},)"
       R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration", "repetitions": 3,)"
-      R"( "repetition_index": 1, "real_time": 11, "time_unit": "ns", "maps": 310, "rate": 1.23456},)"
+      R"( "repetition_index": 1, "real_time": 11, "time_unit": "ns", "maps": 310, "rate": 1.23456, "p99_us": 2512, "ratio": 1},)"
       R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration", "repetitions": 3,)"
-      R"( "repetition_index": 2, "real_time": 12, "time_unit": "ns", "maps": 310, "rate": 99.95}]})";
+      R"( "repetition_index": 2, "real_time": 12, "time_unit": "ns", "maps": 310, "rate": 99.95, "p99_us": 1190, "ratio": 1.004}]})";
   absl::StatusOr<ResultsFile> f = ParseResults(json, "results/k/x.json");
   ASSERT_TRUE(f.ok()) << f.status();
   ResultsSet set;
   set.files.push_back(*f);
   absl::StatusOr<ReportSpec> spec = ParseReportSpec(
-      R"({"counters": [{"title": "T", "family": "op", "names": ["maps", "rate", "none"]}]})", "x",
-      "x/report.json");
+      R"({"counters": [{"title": "T", "family": "op", "names": ["maps", "rate", "none", "p99_us", "ratio"]}]})",
+      "x", "x/report.json");
   ASSERT_TRUE(spec.ok()) << spec.status();
   const std::string report = BuildReports(set, {}, {{"x", *spec}})["x.md"];
-  EXPECT_THAT(report, HasSubstr("| row | `maps` | `rate` | `none` |\n|---|---:|---:|---:|\n"
-                                "| `op/kind:a` | 310 | 100 (1.23–54300) | — |\n"));
+  // A time counter gets its column's unit (p99 in ms here); a cell keeps one
+  // style: 1 beside 1.004 reads 1.00, not "1 (1–1.00)".
+  EXPECT_THAT(report, HasSubstr("| row | `maps` | `rate` | `none` | `p99_us` (ms) | `ratio` |\n"
+                                "|---|---:|---:|---:|---:|---:|\n"
+                                "| `op/kind:a` | 310 | 100 (1.23–54300) | — | 1.50 (1.19–2.51) | "
+                                "1.00 |\n"));
 }
 
 // A rerun right after a run, at the same clean revision, is compared with it
