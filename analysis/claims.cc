@@ -290,6 +290,18 @@ Verdict EvaluateRatio(const nlohmann::json& r, const ResultsFile& file) {
                             of_time ? ", medians" : absl::StrCat(", ", metric.substr(8)),
                             exact ? ", exact" : "", std::isnan(p) ? "" : ", U test ", FormatP(p),
                             ", n = ", a.size(), " / ", b.size(), ")");
+  if (!of_time) {
+    // A count's ratio hides its scale: 30 / 15 and 2 / 1 are both 2x. Say the
+    // difference too, and the claim's where it gives both figures.
+    const double diff = Median(a) - Median(b);
+    absl::StrAppend(&v.measured, "; ", absl::StrFormat("%+.6g", diff), " ", metric.substr(8));
+    if (r["claimed"].is_object()) {
+      absl::StrAppend(&v.measured, " (claimed ",
+                      absl::StrFormat("%+.6g", r["claimed"]["numerator"].get<double>() -
+                                                   r["claimed"]["denominator"].get<double>()),
+                      ")");
+    }
+  }
   if (PendingIfTooFew(a, b, &v)) return v;
   const Interval ci = exact ? Interval{measured, measured, measured} : RatioInterval(a, b);
   if (!exact) absl::StrAppend(&v.measured, "; 95% interval ", Ratio(ci.low), "–", Ratio(ci.high));

@@ -408,6 +408,12 @@ TEST(Rules, RatioOfACounter) {
   Verdict v = Evaluate(c, {f})[0];
   EXPECT_EQ(v.word, "direction-only") << v.reason;  // 2x against 4x
   EXPECT_THAT(v.measured, HasSubstr("30 / 15"));
+  // The difference stands beside the ratio, and the claim's with it when the
+  // claim gives both figures (21 against 5 is 16 more; 30 against 15, 15).
+  EXPECT_THAT(v.measured, HasSubstr("+15 syscalls"));
+  EXPECT_THAT(v.measured, ::testing::Not(HasSubstr("claimed")));
+  c.rule["claimed"] = {{"numerator", 21}, {"denominator", 5}};
+  EXPECT_THAT(Evaluate(c, {f})[0].measured, HasSubstr("+15 syscalls (claimed +16)"));
   c.rule["metric"] = "counter:missing";
   EXPECT_EQ(Evaluate(c, {f})[0].word, "pending");
 }

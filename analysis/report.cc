@@ -957,6 +957,7 @@ std::string Ledger(const std::vector<Claim>& claims, const std::vector<ResultsFi
   // part (a claim may be tested in several), with the claims counted too.
   std::string measured, reading;
   std::set<std::string> ids, read_ids;
+  std::map<std::string, std::string> shown;  // measurement -> the claim that showed it
   int parts = 0;
   for (const Claim& c : claims) {
     ids.insert(c.id);
@@ -970,6 +971,17 @@ std::string Ledger(const std::vector<Claim>& claims, const std::vector<ResultsFi
                        Cell(c.source), " | ", Cell(c.claim), " | ", Cell(c.conditions), " | ");
       if (by_reading) {
         absl::StrAppend(&reading, who, "**", v.word, "** | ", Cell(v.reason), " |\n");
+        continue;
+      }
+      // Two claims judged on the same measurement (the same rows, statistic
+      // and run) show it once; the second points at the first.
+      const std::string label =
+          absl::StrCat(c.id, c.part.empty() ? "" : absl::StrCat(" (", c.part, ")"));
+      const std::string key = absl::StrCat(v.rows, "\n", v.measured, "\n", v.kernel);
+      auto [first, fresh] = shown.emplace(key, label);
+      if (!v.rows.empty() && !fresh) {
+        absl::StrAppend(&measured, who, "as ", Cell(first->second), " | the same measurement as ",
+                        Cell(first->second), " | **", v.word, "** | ", Cell(v.reason), " |\n");
         continue;
       }
       absl::StrAppend(&measured, who, v.rows.empty() ? "—" : Cell(v.rows), " | ", Cell(v.measured),

@@ -375,6 +375,46 @@ TEST(Report, SpecsAreOptionalButMustParse) {
   EXPECT_EQ(RunReport(Good(), Tmp("reports-missing-specs"), {}, Tmp("nowhere")), 2);
 }
 
+// Two claims judged on the same rows of the same run show the measurement
+// once: the second row of the ledger points at the first; each keeps its own
+// claim, verdict and reason.
+TEST(Report, TheLedgerShowsAMeasurementOnce) {
+  std::string rows;
+  for (int k = 0; k < 9; ++k) {
+    for (const auto& [name, t] :
+         {std::pair<const char*, double>{"op/kind:slow", 200}, {"op/kind:fast", 100}}) {
+      absl::StrAppend(&rows, rows.empty() ? "" : ",", R"({"name": ")", name, R"(", "run_name": ")",
+                      name, R"(", "run_type": "iteration", "repetitions": 9, "repetition_index": )",
+                      k, R"(, "real_time": )", t + k, R"(, "time_unit": "ns"})");
+    }
+  }
+  absl::StatusOr<ResultsFile> f = ParseResults(
+      absl::StrCat(R"({"context": {"spawnlab.experiment": "x"}, "benchmarks": [)", rows, "]}"),
+      "results/k/x.json");
+  ASSERT_TRUE(f.ok()) << f.status();
+  ResultsSet set;
+  set.files.push_back(*f);
+  std::vector<Claim> claims;
+  for (const auto& [id, claimed] : {std::pair<const char*, double>{"A-1", 2.0}, {"B-1", 9.0}}) {
+    Claim c;
+    c.id = id;
+    c.source = "s";
+    c.claim = "c";
+    c.conditions = "d";
+    c.experiment = "x";
+    c.rule = {{"kind", "ratio"},
+              {"numerator", "op/kind:slow"},
+              {"denominator", "op/kind:fast"},
+              {"claimed", claimed},
+              {"tolerance", 0.2}};
+    claims.push_back(c);
+  }
+  const std::string ledger = BuildReports(set, claims, {})["claims.md"];
+  EXPECT_THAT(ledger, HasSubstr("| A-1 | s | c | d | `op/kind:slow` / `op/kind:fast` |"));
+  EXPECT_THAT(ledger, HasSubstr("| B-1 | s | c | d | as A-1 | the same measurement as A-1 | "
+                                "**direction-only** |"));
+}
+
 TEST(Report, BadFilesAreNamedAndTheRestStillReported) {
   const std::string results = Tmp("mixed");
   ASSERT_EQ(
