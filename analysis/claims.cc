@@ -92,6 +92,14 @@ absl::Status CheckRule(const Claim& c, absl::string_view where) {
     checks = {NeedRegex(r, "flat_numerator", where),    NeedRegex(r, "flat_denominator", where),
               NeedRegex(r, "growing_numerator", where), NeedRegex(r, "growing_denominator", where),
               NeedNumber(r, "max_ratio", where),        NeedNumber(r, "min_ratio", where)};
+  } else if (kind == "value") {
+    checks = {NeedRegex(r, "rows", where)};
+    if (!r.contains("metric") || !r["metric"].is_string() ||
+        !absl::StartsWith(r["metric"].get<std::string>(), "counter:") || !r.contains("expected") ||
+        !r["expected"].is_number()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": a value rule needs 'metric' (\"counter:NAME\") and 'expected'"));
+    }
   } else if (kind == "reading") {
     if (!r.contains("verdict") || !r["verdict"].is_string() || !r.contains("reason") ||
         !r["reason"].is_string()) {
@@ -537,6 +545,65 @@ absl::StatusOr<std::vector<Claim>> LoadClaims(const std::string& path) {
   return ParseClaims(buffer.str(), path);
 }
 
+// A functional claim: every repetition of every matching row has the counter
+// at the expected value (a descriptor inherited: 1; zombies left: 0).
+Verdict EvaluateValue(const nlohmann::json& r, const ResultsFile& file) {
+  Verdict v;
+  const std::string pattern = r["rows"], metric = r["metric"];
+  const std::string counter = metric.substr(8);
+  const double expected = r["expected"];
+  std::vector<const Series*> measured;
+  std::vector<std::string> skipped;
+  for (const Series* s : Match(file, pattern)) {
+    if (!s->skipped.empty()) {
+      skipped.push_back(absl::StrCat(s->name, ": ", s->skipped));
+    } else if (!s->error.empty()) {
+      v.word = "pending";
+      v.reason = absl::StrCat(s->name, " failed: ", s->error);
+      return v;
+    } else {
+      measured.push_back(s);
+    }
+  }
+  if (measured.empty()) {
+    v.word = skipped.empty() ? "pending" : "skipped";
+    v.reason = skipped.empty() ? absl::StrCat("no row of ", file.path, " matches '", pattern, "'")
+                               : absl::StrJoin(skipped, "; ");
+    return v;
+  }
+  std::vector<std::string> names;
+  size_t repetitions = 0;
+  for (const Series* s : measured) {
+    names.push_back(absl::StrCat("`", s->name, "`"));
+    const std::vector<double> values = s->Samples(metric);
+    if (values.empty()) {
+      v.word = "pending";
+      v.reason = absl::StrCat(s->name, " has no counter ", counter);
+      return v;
+    }
+    repetitions += values.size();
+    for (size_t k = 0; k < values.size(); ++k) {
+      if (std::fabs(values[k] - expected) > 1e-9 * std::max(1.0, std::fabs(expected))) {
+        v.rows = absl::StrJoin(names, ", ");
+        v.measured =
+            absl::StrFormat("%s = %.6g in repetition %d of %s", counter, values[k], k, s->name);
+        v.word = "contradicted";
+        v.reason = absl::StrFormat("the claim says %s = %.6g; %s", counter, expected, v.measured);
+        return v;
+      }
+    }
+  }
+  v.rows = absl::StrJoin(names, ", ");
+  v.measured = absl::StrFormat("%s = %.6g in every repetition (%d, over %d rows)", counter,
+                               expected, repetitions, measured.size());
+  v.word = "reproduced";
+  v.reason = absl::StrFormat("as claimed, in every row and repetition%s",
+                             skipped.empty() ? ""
+                                             : absl::StrCat(" (", skipped.size(), " rows skipped: ",
+                                                            absl::StrJoin(skipped, "; "), ")"));
+  return v;
+}
+
 std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>& results) {
   const std::string kind = claim.rule["kind"];
   if (kind == "reading") {
@@ -556,6 +623,7 @@ std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>
                 : kind == "absolute"   ? EvaluateAbsolute(claim.rule, file)
                 : kind == "direction"  ? EvaluateDirection(claim.rule, file)
                 : kind == "difference" ? EvaluateDifference(claim.rule, file)
+                : kind == "value"      ? EvaluateValue(claim.rule, file)
                                        : EvaluateShape(claim.rule, file);
     v.kernel = absl::StrCat(file.kernel(), " on ", file.host());
     // A verdict from a run the record calls noisy says so beside it.

@@ -32,6 +32,10 @@
 //              claimed/`factor` to claimed*`factor`, judged as a ratio is.
 //   shape      one ratio that should stay flat (at most `max_ratio`) and one that
 //              should grow (at least `min_ratio`): reproduced if both hold.
+//   value      a functional claim: `metric` ("counter:NAME") equals
+//              `expected` in every repetition of every row matching `rows`
+//              (skipped rows aside): reproduced, else contradicted, naming the
+//              row and repetition that differs.
 //   pending    no experiment tests it yet (or it is checked by a functional
 //              test, not a results file), with why.
 //   reading    a verdict by reading, not by measurement (not-testable-here,

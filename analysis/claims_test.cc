@@ -418,12 +418,48 @@ TEST(Rules, RatioOfACounter) {
   EXPECT_EQ(Evaluate(c, {f})[0].word, "pending");
 }
 
+// A functional claim is judged on a counter's value in every repetition of
+// every matching row; one repetition that differs contradicts it, by name.
+TEST(Rules, ValueHoldsInEveryRepetitionOfEveryRow) {
+  Claim c;
+  c.id = "T-2";
+  c.experiment = "x";
+  c.rule = {{"kind", "value"},
+            {"rows", "inherit/method:[a-z]+/cloexec:no"},
+            {"metric", "counter:inherited"},
+            {"expected", 1}};
+  ResultsFile f = Synthetic({{"inherit/method:fork/cloexec:no", kFast},
+                             {"inherit/method:vfork/cloexec:no", kFast},
+                             {"inherit/method:fork/cloexec:yes", kFast}});
+  f.series[0].counters["inherited"] = {1, 1, 1};
+  f.series[1].counters["inherited"] = {1, 1, 1};
+  f.series[2].counters["inherited"] = {0, 0, 0};
+  Verdict v = Evaluate(c, {f})[0];
+  EXPECT_EQ(v.word, "reproduced") << v.reason;
+  EXPECT_THAT(v.measured, HasSubstr("inherited = 1 in every repetition (6, over 2 rows)"));
+  f.series[1].counters["inherited"] = {1, 0, 1};
+  v = Evaluate(c, {f})[0];
+  EXPECT_EQ(v.word, "contradicted");
+  EXPECT_THAT(v.measured, HasSubstr("inherited = 0 in repetition 1 of inherit/method:vfork"));
+  c.rule["rows"] = "inherit/method:none/cloexec:no";
+  EXPECT_EQ(Evaluate(c, {f})[0].word, "pending");
+  c.rule["rows"] = "inherit/method:fork/cloexec:no";
+  c.rule["metric"] = "counter:missing";
+  EXPECT_EQ(Evaluate(c, {f})[0].word, "pending");
+  // Skipped rows are left aside; all skipped is skipped.
+  c.rule["metric"] = "counter:inherited";
+  f.series[0].skipped = "the kernel lacks it";
+  EXPECT_EQ(Evaluate(c, {f})[0].word, "skipped");
+}
+
 TEST(ParseClaims, RejectsBadRules) {
   const char* bad[] = {
       R"({"claims": [{"id": "X", "source": "s", "claim": "c", "conditions": "d", "experiment": "e",
           "rule": {"kind": "ratio", "numerator": "(", "denominator": "a", "claimed": 2, "tolerance": 0.2}}]})",
       R"({"claims": [{"id": "X", "source": "s", "claim": "c", "conditions": "d", "experiment": "e",
           "rule": {"kind": "vibes"}}]})",
+      R"({"claims": [{"id": "X", "source": "s", "claim": "c", "conditions": "d", "experiment": "e",
+          "rule": {"kind": "value", "rows": "a", "metric": "time", "expected": 1}}]})",
       R"({"claims": [{"id": "X", "source": "s", "claim": "c", "conditions": "d",
           "rule": {"kind": "reading", "verdict": "reproduced-ish", "reason": "r"}}]})",
       R"({"claims": [{"id": "X", "claim": "c", "conditions": "d", "rule": {"kind": "pending", "reason": "r"}}]})",

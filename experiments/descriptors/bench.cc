@@ -24,6 +24,12 @@
 //       as spawn/, by the library's Command (lib/command.h), with C = yes
 //       (CloseOtherDescriptors: every descriptor but stdio closed in the
 //       child, the fastest way the kernel offers) or no.
+//   inherit/method:M/cloexec:C/until:exit
+//       does a descriptor cross spawn and exec? The write end of a pipe, with
+//       O_CLOEXEC (C = yes) or without (no), is named to the minimal child,
+//       which writes its clock reading there; M = fork, vfork, clone, clone3,
+//       posix_spawn; reaped. Counter `inherited`: the share of spawns whose
+//       child's write arrived (1: every child had the descriptor, 0: none).
 // Counters: parent_fds (descriptors open in the parent during the row) and,
 // for close rows, limit.
 
@@ -53,6 +59,7 @@
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
 #include "lib/timed_spawn.h"
+#include "lib/unique_fd.h"
 
 namespace spawnlab {
 namespace {
@@ -219,6 +226,42 @@ void BM_Close(benchmark::State& state, Way way, int limit, std::string child, bo
   state.counters["limit"] = limit;
 }
 
+// Whether the child of `method` still holds a descriptor opened with or
+// without O_CLOEXEC: it writes 8 bytes to it if it does.
+void BM_Inherit(benchmark::State& state, SpawnMethod method, bool cloexec, std::string child) {
+  if (method == SpawnMethod::kClone3) {
+    if (absl::Status s = ProbeClone3(); !s.ok()) return SkipRow(state, s);
+  }
+  int p[2];
+  if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0)
+    return FailRow(state, absl::ErrnoToStatus(errno, "pipe2"));
+  UniqueFd read_end(p[0]), pipe_write(p[1]);
+  // The write end again, above stdio, with or without O_CLOEXEC.
+  UniqueFd write_end(fcntl(pipe_write.get(), cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, 10));
+  if (write_end.get() < 0) return FailRow(state, absl::ErrnoToStatus(errno, "fcntl(F_DUPFD)"));
+  const ExecSpec spec(child, {child, std::to_string(write_end.get())});
+  SpawnOptions options;
+  options.want_pidfd = false;
+  int64_t spawns = 0, arrived = 0;
+  for (auto _ : state) {
+    const int64_t t0 = MonotonicNanos();
+    absl::StatusOr<Child> c = Spawn(method, spec, options);
+    absl::StatusOr<ExitStatus> status = c.ok() ? c->Wait() : c.status();
+    const int64_t t1 = MonotonicNanos();
+    if (!status.ok() || !status->success()) {
+      FailRow(state, status.ok()
+                         ? absl::InternalError(absl::StrCat(child, ": ", status->ToString()))
+                         : status.status());
+      break;
+    }
+    state.SetIterationTime(static_cast<double>(t1 - t0) * 1e-9);
+    int64_t ns;
+    ++spawns;
+    if (read(read_end.get(), &ns, sizeof(ns)) == sizeof(ns)) ++arrived;
+  }
+  if (spawns > 0) state.counters["inherited"] = static_cast<double>(arrived) / spawns;
+}
+
 void Register(const BenchOptions& options) {
   const std::string child = RunfileOrExit("lib/children/minimal_child");
   for (SpawnMethod method :
@@ -238,6 +281,17 @@ void Register(const BenchOptions& options) {
                                  "/until:exit")
                         .c_str(),
                     BM_Command, close_others, fds, child),
+                options);
+    }
+  }
+  for (SpawnMethod method : {SpawnMethod::kFork, SpawnMethod::kVfork, SpawnMethod::kClone,
+                             SpawnMethod::kClone3, SpawnMethod::kPosixSpawn}) {
+    for (bool cloexec : {false, true}) {
+      Configure(benchmark::RegisterBenchmark(
+                    absl::StrCat("inherit/method:", SpawnMethodName(method),
+                                 "/cloexec:", cloexec ? "yes" : "no", "/until:exit")
+                        .c_str(),
+                    BM_Inherit, method, cloexec, child),
                 options);
     }
   }
