@@ -23,9 +23,16 @@
 //                   median over them.
 //
 // Rows: crosscheck/way:W/op:O/parent:P, O one of fork-exec, vfork-exec,
-// clone-exec (CLONE_VM|CLONE_VFORK, own stack), posix_spawn-exec, and for
-// lat_proc also fork-exit, vfork-exit (lat_proc's "fork", no exec); P minimal
-// or 1g-touched (this process with 1 GiB written page by page, 4 KiB pages).
+// clone-exec (CLONE_VM|CLONE_VFORK, own stack), posix_spawn-exec (each
+// exec'ing the minimal child), and for lat_proc also fork-exit, vfork-exit
+// (lat_proc's "fork", no exec); P minimal or 1g-touched (this process with
+// 1 GiB written page by page, 4 KiB pages). Two more for lat_proc alone:
+//   crosscheck/way:lat_proc/op:fork-exec/child:dynamic-c/parent:minimal
+//       lmbench's own exec, of a C program linked against libc alone (its
+//       "hello"), not the minimal static child;
+//   crosscheck/way:lat_proc/op:(fork|vfork)-exit/parent:400m-touched
+//       fork and vfork without exec from a parent with 400 MiB written, the
+//       size and the op of the "fork vs vfork" measurement the ledger tests.
 // The ops run in rounds, both parents in each and all shuffled, so the
 // machine's drift falls on all of them alike. The JSON is Google Benchmark's layout, written as the
 // benches write theirs (under the bench lock, renamed into place, with the run record).
@@ -87,7 +94,8 @@ void Reap(pid_t pid) {
   }
 }
 
-char* child_argv[3];  // {minimal_child, clock fd or "-", nullptr}
+char* child_argv[3];    // {minimal_child, clock fd or "-", nullptr}
+char* c_child_argv[3];  // {dynamic_c_child, "-", nullptr}
 
 // Spawn (and exec, for the -exec ops) one child; returns its pid unreaped.
 using Spawn = pid_t (*)();
@@ -126,6 +134,16 @@ pid_t VforkExec() {
   return pid;
 }
 
+pid_t ForkExecC() {
+  pid_t pid = fork();
+  if (pid < 0) Die("fork");
+  if (pid == 0) {
+    execve(c_child_argv[0], c_child_argv, environ);
+    _exit(127);
+  }
+  return pid;
+}
+
 alignas(64) char clone_stack[64 * 1024];
 
 int CloneChild(void*) {
@@ -152,16 +170,46 @@ struct Op {
   const char* name;
   Spawn spawn;
   bool execs;
+  const char* child = "";  // a child dimension in the row's name, if any
 };
 
 const Op kOps[] = {
-    {"fork-exec", ForkExec, true},   {"vfork-exec", VforkExec, true},
-    {"clone-exec", CloneExec, true}, {"posix_spawn-exec", PosixSpawnExec, true},
-    {"fork-exit", ForkExit, false},  {"vfork-exit", VforkExit, false},
+    {"fork-exec", ForkExec, true},
+    {"vfork-exec", VforkExec, true},
+    {"clone-exec", CloneExec, true},
+    {"posix_spawn-exec", PosixSpawnExec, true},
+    {"fork-exit", ForkExit, false},
+    {"vfork-exit", VforkExit, false},
+    {"fork-exec", ForkExecC, true, "dynamic-c"},
 };
 
-// The parents: as spawnbench's, and the same with 1 GiB of touched ballast.
-constexpr const char* kParents[] = {"minimal", "1g-touched"};
+// The parents: as spawnbench's, and the same with touched ballast; which ops
+// each runs.
+struct Parent {
+  const char* name;
+  size_t ballast;  // bytes written page by page before the parent's turn
+  bool (*runs)(const Op&);
+};
+
+bool AllButC(const Op& op) { return *op.child == '\0'; }
+bool All(const Op&) { return true; }
+bool NoExec(const Op& op) { return !op.execs; }
+
+const Parent kParents[] = {
+    {"minimal", 0, All},
+    {"1g-touched", size_t{1} << 30, AllButC},
+    {"400m-touched", size_t{400} << 20, NoExec},
+};
+
+// Only lat_proc times the C child and the 400 MiB parent.
+bool SpawnBenchRuns(const Op& op, const Parent& parent) {
+  return op.execs && *op.child == '\0' && parent.ballast != (size_t{400} << 20);
+}
+
+std::string RowName(const char* way, const Op& op, const Parent& parent) {
+  return std::string("crosscheck/way:") + way + "/op:" + op.name +
+         (*op.child ? std::string("/child:") + op.child : "") + "/parent:" + parent.name;
+}
 
 // One lat_proc repetition: n spawn-and-reap under one clock; µs per op.
 double LatProcRepetition(const Op& op, int n) {
@@ -202,7 +250,7 @@ int64_t OwnMappings() {
 int Usage() {
   fprintf(stderr,
           "usage: crosscheck [--quick] [--out=PATH] [--minimal_child=PATH] "
-          "[--lock=wait|fail|none] [--list_rows]\n");
+          "[--c_child=PATH] [--lock=wait|fail|none] [--list_rows]\n");
   return 2;
 }
 
@@ -211,17 +259,18 @@ int Usage() {
 // The rows a run writes, one per line, without measuring: what the clone3
 // report spec's cross-check pairs are checked against.
 void ListRows() {
-  for (const char* parent : kParents) {
+  for (const Parent& parent : kParents) {
     for (const Op& op : kOps) {
-      printf("crosscheck/way:lat_proc/op:%s/parent:%s\n", op.name, parent);
-      if (op.execs) printf("crosscheck/way:spawnbench/op:%s/parent:%s\n", op.name, parent);
+      if (!parent.runs(op)) continue;
+      printf("%s\n", RowName("lat_proc", op, parent).c_str());
+      if (SpawnBenchRuns(op, parent)) printf("%s\n", RowName("spawnbench", op, parent).c_str());
     }
   }
 }
 
 int main(int argc, char** argv) {
   bool quick = false;
-  std::string out, lock_mode = "wait", child;
+  std::string out, lock_mode = "wait", child, c_child;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") {
@@ -233,6 +282,8 @@ int main(int argc, char** argv) {
       out = a.substr(6);
     } else if (a.rfind("--minimal_child=", 0) == 0) {
       child = a.substr(16);
+    } else if (a.rfind("--c_child=", 0) == 0) {
+      c_child = a.substr(10);
     } else if (a.rfind("--lock=", 0) == 0) {
       lock_mode = a.substr(7);
       if (lock_mode != "wait" && lock_mode != "fail" && lock_mode != "none") return Usage();
@@ -244,10 +295,15 @@ int main(int argc, char** argv) {
     absl::StatusOr<std::string> path = spawnlab::Runfile("lib/children/minimal_child");
     child = path.ok() ? *path : "lib/children/minimal_child";
   }
-  if (access(child.c_str(), X_OK) != 0) {
-    fprintf(stderr, "crosscheck: %s: %s (give --minimal_child=PATH)\n", child.c_str(),
-            strerror(errno));
-    return 2;
+  if (c_child.empty()) {
+    absl::StatusOr<std::string> path = spawnlab::Runfile("lib/children/dynamic_c_child");
+    c_child = path.ok() ? *path : "lib/children/dynamic_c_child";
+  }
+  for (const auto& [path, flag] : {std::pair(child, "--minimal_child"), {c_child, "--c_child"}}) {
+    if (access(path.c_str(), X_OK) != 0) {
+      fprintf(stderr, "crosscheck: %s: %s (give %s=PATH)\n", path.c_str(), strerror(errno), flag);
+      return 2;
+    }
   }
   // Paths as typed, from where `bazel run` was started; the default beside
   // the bench's results (lib/bench.h), a quick run beside the full one.
@@ -304,6 +360,9 @@ int main(int argc, char** argv) {
   const std::string fd_arg = std::to_string(inherited);
   child_argv[0] = child.data();
   child_argv[2] = nullptr;
+  c_child_argv[0] = c_child.data();
+  c_child_argv[1] = const_cast<char*>("-");
+  c_child_argv[2] = nullptr;
   const int rounds = quick ? 2 : 11;
   const int lat_n = quick ? 3 : 40;        // per lat_proc repetition
   const int sb_n = quick ? 3 : 40;         // spawnbench spawns per round: 440 in all
@@ -351,20 +410,25 @@ int main(int argc, char** argv) {
   // bench, which interleaves its parents, said 31-34x. The ballast is made for
   // each round's 1g-touched turn and unmapped after it, so the parent between
   // turns is the minimal one.
-  const size_t gib = size_t{1} << 30;
-  std::map<std::string, std::map<std::string, std::vector<double>>> lat, sb_all, sb_rounds;
-  std::vector<std::string> parents(std::begin(kParents), std::end(kParents));
-  std::vector<const Op*> order;
-  for (const Op& op : kOps) order.push_back(&op);
+  std::map<std::string, std::vector<double>> lat, sb_all, sb_rounds;  // by row name
+  std::vector<const Parent*> parents;
+  for (const Parent& p : kParents) parents.push_back(&p);
   for (int r = 0; r < rounds; ++r) {
     std::shuffle(parents.begin(), parents.end(), shuffle);
-    for (const std::string& parent : parents) {
+    for (const Parent* parent : parents) {
       void* ballast = nullptr;
-      if (parent == "1g-touched") {
-        ballast = mmap(nullptr, gib, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (parent->ballast > 0) {
+        ballast = mmap(nullptr, parent->ballast, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (ballast == MAP_FAILED) Die("mmap");
-        madvise(ballast, gib, MADV_NOHUGEPAGE);
-        for (size_t off = 0; off < gib; off += 4096) static_cast<volatile char*>(ballast)[off] = 1;
+        madvise(ballast, parent->ballast, MADV_NOHUGEPAGE);
+        for (size_t off = 0; off < parent->ballast; off += 4096) {
+          static_cast<volatile char*>(ballast)[off] = 1;
+        }
+      }
+      std::vector<const Op*> order;
+      for (const Op& op : kOps) {
+        if (parent->runs(op)) order.push_back(&op);
       }
       // Warm-up: each op once in this parent.
       child_argv[1] = const_cast<char*>("-");
@@ -372,36 +436,37 @@ int main(int argc, char** argv) {
       std::shuffle(order.begin(), order.end(), shuffle);
       for (const Op* op : order) {
         child_argv[1] = const_cast<char*>("-");
-        lat[parent][op->name].push_back(LatProcRepetition(*op, lat_n));
-        if (op->execs) {
+        lat[RowName("lat_proc", *op, *parent)].push_back(LatProcRepetition(*op, lat_n));
+        if (SpawnBenchRuns(*op, *parent)) {
           child_argv[1] = const_cast<char*>(fd_arg.c_str());
           std::vector<double> us;
           SpawnBenchSpawns(*op, sb_n, fds[0], &us);
           double sum = 0;
           for (double u : us) sum += u;
-          sb_rounds[parent][op->name].push_back(sum / us.size());
-          std::vector<double>& all = sb_all[parent][op->name];
-          all.insert(all.end(), us.begin(), us.end());
+          const std::string row = RowName("spawnbench", *op, *parent);
+          sb_rounds[row].push_back(sum / us.size());
+          sb_all[row].insert(sb_all[row].end(), us.begin(), us.end());
         }
       }
-      if (ballast != nullptr) munmap(ballast, gib);
+      if (ballast != nullptr) munmap(ballast, parent->ballast);
     }
     fprintf(stderr, "round %d of %d done\n", r + 1, rounds);
   }
-  for (const char* parent : kParents) {
-    const std::string p = std::string("/parent:") + parent;
+  for (const Parent& parent : kParents) {
     for (const Op& op : kOps) {
-      const std::vector<double>& l = lat[parent][op.name];
-      add(std::string("crosscheck/way:lat_proc/op:") + op.name + p, l,
+      if (!parent.runs(op)) continue;
+      const std::vector<double>& l = lat[RowName("lat_proc", op, parent)];
+      add(RowName("lat_proc", op, parent), l,
           {{"min", *std::min_element(l.begin(), l.end())}, {"median", Median(l)}}, lat_n);
-      if (!op.execs) continue;
-      const std::vector<double>& all = sb_all[parent][op.name];
+      if (!SpawnBenchRuns(op, parent)) continue;
+      const std::string row = RowName("spawnbench", op, parent);
+      const std::vector<double>& all = sb_all[row];
       double sum = 0;
       for (double u : all) sum += u;
-      add(std::string("crosscheck/way:spawnbench/op:") + op.name + p, sb_rounds[parent][op.name],
+      add(row, sb_rounds[row],
           {{"mean", sum / all.size()},
            {"min", *std::min_element(all.begin(), all.end())},
-           {"median", Median(sb_rounds[parent][op.name])}},
+           {"median", Median(sb_rounds[row])}},
           sb_n);
     }
   }

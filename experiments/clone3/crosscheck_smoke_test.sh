@@ -1,20 +1,32 @@
 #!/bin/sh
-# crosscheck_smoke_test.sh: crosscheck --quick writes every row it promises.
-#   crosscheck_smoke_test.sh CROSSCHECK MINIMAL_CHILD
+# crosscheck_smoke_test.sh: crosscheck --quick writes every row it promises
+# (its --list_rows, which the report spec is checked against), and no other.
+#   crosscheck_smoke_test.sh CROSSCHECK MINIMAL_CHILD C_CHILD
 set -eu
 out="$TEST_TMPDIR/crosscheck.json"
-timeout 120 "$1" --quick --minimal_child="$2" --out="$out" --lock=none
-for way_op in lat_proc/op:fork-exit lat_proc/op:vfork-exit lat_proc/op:fork-exec lat_proc/op:vfork-exec \
-    lat_proc/op:clone-exec lat_proc/op:posix_spawn-exec spawnbench/op:fork-exec \
-    spawnbench/op:vfork-exec spawnbench/op:clone-exec spawnbench/op:posix_spawn-exec; do
-  for parent in minimal 1g-touched; do
-    row="crosscheck/way:$way_op/parent:$parent"
-    grep -q "\"run_name\": \"$row\"" "$out" || { echo "missing row $row" >&2; exit 1; }
-  done
+timeout 120 "$1" --quick --minimal_child="$2" --c_child="$3" --out="$out" --lock=none
+"$1" --list_rows | sort > "$TEST_TMPDIR/promised"
+# The rows lmbench and the ledger need are among those promised.
+for row in crosscheck/way:lat_proc/op:fork-exit/parent:minimal \
+    crosscheck/way:lat_proc/op:fork-exec/child:dynamic-c/parent:minimal \
+    crosscheck/way:lat_proc/op:fork-exit/parent:400m-touched \
+    crosscheck/way:lat_proc/op:vfork-exit/parent:400m-touched \
+    crosscheck/way:spawnbench/op:vfork-exec/parent:1g-touched; do
+  grep -qx "$row" "$TEST_TMPDIR/promised" || { echo "not promised: $row" >&2; exit 1; }
 done
-# Strict JSON (no bare NaN), repetitions written, and the run record.
-python3 -c 'import json,sys; json.load(open(sys.argv[1]), parse_constant=lambda c: sys.exit("bare " + c))' "$out"
+python3 - "$out" "$TEST_TMPDIR/promised" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]), parse_constant=lambda c: sys.exit("bare " + c))
+written = {b["run_name"] for b in doc["benchmarks"]}
+promised = set(open(sys.argv[2]).read().split())
+if written != promised:
+    sys.exit("written but not promised: %s; promised but not written: %s"
+             % (sorted(written - promised), sorted(promised - written)))
+PY
 grep -q '"repetition_index"' "$out" || { echo "no repetitions written" >&2; exit 1; }
 grep -q '"run.end"' "$out" || { echo "no run record" >&2; exit 1; }
 if "$1" --bogus 2>/dev/null; then echo "a bad flag was accepted" >&2; exit 1; fi
+if "$1" --c_child=/nonexistent --out="$TEST_TMPDIR/x.json" 2>/dev/null; then
+  echo "a missing child was accepted" >&2; exit 1
+fi
 echo "crosscheck smoke test: ok"
