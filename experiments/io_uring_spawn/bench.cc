@@ -8,7 +8,14 @@
 //                                   clone3 (with pidfds where S needs them),
 //                                   then reaped by S (reap.h). Time per child,
 //                                   spawn and reap; counters reap_ns_per_child
-//                                   (the reaping alone) and children_per_s.
+//                                   (the reaping alone), children_per_s, and
+//                                   zombies_per_child: the batch's children
+//                                   still zombies (state Z in /proc) after S.
+//   reap/strategy:none/children:16  the batch spawned and waited for until
+//                                   each has exited (waitid WNOWAIT), none
+//                                   reaped: zombies_per_child shows what is
+//                                   left without reaping (reaped afterwards,
+//                                   outside the interval).
 //   spawn/method:vfork/children:16  the same batch by vfork and waitpid
 //   spawn/method:io_uring/children:16
 //                                   spawning through io_uring
@@ -19,9 +26,12 @@
 
 #include "lib/bench.h"
 
+#include <sys/wait.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -48,6 +58,49 @@ absl::Status SpawnBatch(int n, SpawnMethod method, bool pidfds, Batch* batch) {
   return absl::OkStatus();
 }
 
+// How many of the batch's children are zombies now (state Z in
+// /proc/PID/stat; a reaped child has no entry).
+int Zombies(const Batch& batch) {
+  int zombies = 0;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    std::ifstream stat(absl::StrCat("/proc/", batch.pid(i), "/stat"));
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const size_t paren = line.rfind(')');  // the name may hold spaces and parentheses
+    if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z') ++zombies;
+  }
+  return zombies;
+}
+
+// Spawns the batch and waits until each child has exited, reaping none.
+void BM_NoReap(benchmark::State& state, int n) {
+  double zombies = 0;
+  for (auto _ : state) {
+    Batch batch;
+    const int64_t t0 = MonotonicNanos();
+    absl::Status s = SpawnBatch(n, SpawnMethod::kVfork, /*pidfds=*/false, &batch);
+    for (size_t i = 0; s.ok() && i < batch.size(); ++i) {
+      siginfo_t info;
+      while (waitid(P_PID, batch.pid(i), &info, WEXITED | WNOWAIT) != 0) {
+        if (errno != EINTR) {
+          s = absl::ErrnoToStatus(errno, absl::StrCat("waitid(", batch.pid(i), ", WNOWAIT)"));
+          break;
+        }
+      }
+    }
+    const int64_t t1 = MonotonicNanos();
+    if (!s.ok()) return FailRow(state, s);
+    zombies += Zombies(batch);
+    for (size_t i = 0; i < batch.size(); ++i) {  // now reaped, outside the interval
+      int status;
+      if (waitpid(batch.pid(i), &status, 0) == batch.pid(i)) batch.MarkReaped(i);
+    }
+    state.SetIterationTime(static_cast<double>(t1 - t0) * 1e-9 / n);
+  }
+  const double children = static_cast<double>(state.iterations()) * n;
+  if (children > 0) state.counters["zombies_per_child"] = zombies / children;
+}
+
 void BM_Reap(benchmark::State& state, ReapStrategy strategy, SpawnMethod method, int n) {
   absl::StatusOr<std::unique_ptr<Reaper>> reaper = Reaper::Create(strategy, n);
   if (!reaper.ok()) return SkipRow(state, reaper.status());
@@ -63,7 +116,7 @@ void BM_Reap(benchmark::State& state, ReapStrategy strategy, SpawnMethod method,
     if (absl::Status s = SpawnBatch(1, method, pidfds, &warm); !s.ok()) return FailRow(state, s);
     if (absl::Status s = (*reaper)->ReapAll(warm); !s.ok()) return FailRow(state, s);
   }
-  double reap_ns = 0, total_ns = 0;
+  double reap_ns = 0, total_ns = 0, zombies = 0;
   for (auto _ : state) {
     Batch batch;
     const int64_t t0 = MonotonicNanos();
@@ -72,6 +125,7 @@ void BM_Reap(benchmark::State& state, ReapStrategy strategy, SpawnMethod method,
     if (s.ok()) s = (*reaper)->ReapAll(batch);
     const int64_t t2 = MonotonicNanos();
     if (!s.ok()) return FailRow(state, s);
+    zombies += Zombies(batch);  // outside the interval
     reap_ns += static_cast<double>(t2 - t1);
     total_ns += static_cast<double>(t2 - t0);
     state.SetIterationTime(static_cast<double>(t2 - t0) * 1e-9 / n);
@@ -80,6 +134,7 @@ void BM_Reap(benchmark::State& state, ReapStrategy strategy, SpawnMethod method,
   if (children > 0) {
     state.counters["reap_ns_per_child"] = reap_ns / children;
     state.counters["children_per_s"] = children / (total_ns * 1e-9);
+    state.counters["zombies_per_child"] = zombies / children;
   }
 }
 
@@ -108,6 +163,8 @@ void Register(const BenchOptions& options) {
           ->Iterations(batches(n));
     }
   }
+  Configure(benchmark::RegisterBenchmark("reap/strategy:none/children:16", BM_NoReap, 16), options)
+      ->Iterations(batches(16));
   Configure(benchmark::RegisterBenchmark("spawn/method:vfork/children:16", BM_Reap,
                                          ReapStrategy::kWaitpid, SpawnMethod::kVfork, 16),
             options)
