@@ -1,0 +1,242 @@
+// bench.cc: which primitive a language runtime's spawn issues, and what its
+// spawn API costs, timed by the runtime itself.
+//
+//   bazel run //experiments/runtime_spawn:bench [-- --quick]
+//
+// Rows (each spawns the minimal child, waits for it, and reports the mean time
+// per spawn measured by the runtime's own clock over N spawns after one
+// warm-up; N = 200, 20 with --quick):
+//   runtime/lang:go/call:exec.Command.Run/child:minimal/until:exit
+//       Go's os/exec (spawn.go, built by `go build`, Debian's golang-go)
+//   runtime/lang:go/call:os.StartProcess/child:minimal/until:exit
+//       Go's raw os.StartProcess, then Process.Wait: the same work as Run
+//       without the Cmd layer (like for like)
+//   runtime/lang:python/call:subprocess.run/child:minimal/until:exit
+//       Debian's /usr/bin/python3, subprocess.run (spawn.py)
+//   runtime/lang:cxx/call:spawnlab.Command.Run/child:minimal/until:exit
+//       the library's Command (lib/command.h), timed in this process: a
+//       reference for the others, and the run's drift canary
+// Counters, from one run of the runtime program under strace -f per
+// repetition (a spawn's system calls, the runtime's own threads left out):
+//   vfork_like_per_spawn   vfork(), or clone/clone3 with CLONE_VFORK
+//   fork_like_per_spawn    fork(), or clone/clone3 without CLONE_VM
+// The first spawn call's flags are printed, so a reader sees them. Without
+// strace, python3 or go, or where ptrace is not allowed, the row is skipped
+// with the reason.
+
+#include "lib/bench.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "lib/command.h"
+#include "lib/runfiles.h"
+#include "re2/re2.h"
+
+namespace spawnlab {
+namespace {
+
+constexpr char kPython[] = "/usr/bin/python3";
+constexpr char kStrace[] = "/usr/bin/strace";
+
+// A runtime's program and its arguments before N and the child's path.
+struct Runtime {
+  std::string lang, call;
+  std::vector<std::string> argv;  // empty: this process (the library's Command)
+  std::string needs;              // a path that must exist, and what installs it
+};
+
+// What the trace of one run says the spawns were.
+struct SpawnKinds {
+  int vfork_like = 0, fork_like = 0, other = 0;
+  std::string first;  // the first spawn call, as strace wrote it
+};
+
+// Classifies the clone, clone3, fork and vfork calls of an strace -f log,
+// leaving out threads (CLONE_THREAD).
+SpawnKinds Classify(const std::string& log) {
+  static const RE2* const kCall = new RE2(R"(^\d+\s+(clone3|clone|vfork|fork)\((.*))");
+  static const RE2* const kFlags = new RE2(R"(flags=([A-Z0-9_|]+))");
+  SpawnKinds k;
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string call, rest, flags;
+    if (!RE2::PartialMatch(line, *kCall, &call, &rest)) continue;
+    RE2::PartialMatch(rest, *kFlags, &flags);
+    if (absl::StrContains(flags, "CLONE_THREAD")) continue;
+    const bool vfork = call == "vfork" || absl::StrContains(flags, "CLONE_VFORK");
+    const bool fork = call == "fork" || (call != "vfork" && !absl::StrContains(flags, "CLONE_VM"));
+    if (vfork) {
+      ++k.vfork_like;
+    } else if (fork) {
+      ++k.fork_like;
+    } else {
+      ++k.other;
+    }
+    if (k.first.empty()) {
+      k.first = absl::StrCat(call, "(", rest.substr(0, 160));
+      RE2::GlobalReplace(&k.first, R"(\s+)", " ");
+    }
+  }
+  return k;
+}
+
+// Runs `argv` (its last two arguments N and the child) under strace.
+absl::StatusOr<SpawnKinds> Trace(const std::vector<std::string>& argv) {
+  const std::string dir =
+      std::filesystem::temp_directory_path() / absl::StrCat("spawnlab-runtime-trace-", getpid());
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return absl::InternalError(absl::StrCat("creating ", dir, ": ", ec.message()));
+  const std::string log = dir + "/strace.log";
+  std::vector<std::string> args = {"-f", "-qq", "-e", "trace=clone,clone3,fork,vfork",
+                                   "-o", log,   "--"};
+  args.insert(args.end(), argv.begin(), argv.end());
+  absl::StatusOr<CommandResult> r = Command(kStrace)
+                                        .Args(args)
+                                        .Stdout(Stdio::Null())
+                                        .Stderr(Stdio::Pipe())
+                                        .Timeout(absl::Seconds(60))
+                                        .Run();
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::filesystem::remove_all(dir, ec);
+  if (!r.ok()) return r.status();
+  if (!r->status.success()) {
+    const std::string err(absl::StripAsciiWhitespace(r->err));
+    if (absl::StrContains(err, "Operation not permitted") || absl::StrContains(err, "ptrace")) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("strace cannot trace here (ptrace is not allowed): ", err));
+    }
+    return absl::InternalError(
+        absl::StrCat("strace ", argv[0], ": ", r->status.ToString(), ": ", err));
+  }
+  return Classify(text.str());
+}
+
+void BM_Runtime(benchmark::State& state, Runtime rt, std::string child, int n) {
+  if (!rt.needs.empty() && access(rt.needs.c_str(), X_OK) != 0) {
+    return SkipRow(state, absl::NotFoundError(absl::StrCat(rt.needs, " is not installed")));
+  }
+  std::vector<std::string> traced = rt.argv;
+  traced.push_back("4");
+  traced.push_back(child);
+  if (!rt.argv.empty()) {
+    if (access(kStrace, X_OK) != 0) {
+      return SkipRow(state, absl::NotFoundError(absl::StrCat(
+                                kStrace, " is not installed (./bazelw installs Debian's strace)")));
+    }
+    absl::StatusOr<SpawnKinds> kinds = Trace(traced);
+    if (!kinds.ok()) {
+      if (absl::IsPermissionDenied(kinds.status())) return SkipRow(state, kinds.status());
+      return FailRow(state, kinds.status());
+    }
+    const int spawns = 5;  // the warm-up and 4
+    state.counters["vfork_like_per_spawn"] = static_cast<double>(kinds->vfork_like) / spawns;
+    state.counters["fork_like_per_spawn"] = static_cast<double>(kinds->fork_like) / spawns;
+    static std::set<std::string>* const told = new std::set<std::string>;
+    if (told->insert(rt.call).second) {
+      fprintf(stderr, "%s %s spawns by: %s\n", rt.lang.c_str(), rt.call.c_str(),
+              kinds->first.c_str());
+    }
+  }
+  for (auto _ : state) {
+    if (rt.argv.empty()) {  // the library's Command, in this process
+      const Command command(child);
+      absl::StatusOr<CommandResult> warm = command.Run();
+      if (!warm.ok()) return FailRow(state, warm.status());
+      const int64_t t0 = MonotonicNanos();
+      for (int i = 0; i < n; ++i) {
+        absl::StatusOr<CommandResult> r = command.Run();
+        if (!r.ok() || !r->status.success()) {
+          return FailRow(state, r.ok() ? absl::InternalError(r->status.ToString()) : r.status());
+        }
+      }
+      state.SetIterationTime(static_cast<double>(MonotonicNanos() - t0) * 1e-9 / n);
+      continue;
+    }
+    std::vector<std::string> args(rt.argv.begin() + 1, rt.argv.end());
+    args.push_back(absl::StrCat(n));
+    args.push_back(child);
+    absl::StatusOr<CommandResult> r = Command(rt.argv[0])
+                                          .Args(args)
+                                          .Stdout(Stdio::Pipe())
+                                          .Stderr(Stdio::Pipe())
+                                          .Timeout(absl::Seconds(120))
+                                          .Run();
+    if (!r.ok()) return FailRow(state, r.status());
+    int64_t ns = 0;
+    if (!r->status.success() || !absl::SimpleAtoi(absl::StripAsciiWhitespace(r->out), &ns)) {
+      return FailRow(state, absl::InternalError(absl::StrCat(rt.argv[0], ": ", r->status.ToString(),
+                                                             ": ", r->out, r->err)));
+    }
+    state.SetIterationTime(static_cast<double>(ns) * 1e-9);
+  }
+}
+
+// A program's one-line answer, or why there is none.
+std::string Answer(const std::string& path, std::vector<std::string> args) {
+  if (access(path.c_str(), X_OK) != 0)
+    return absl::StrCat("unavailable: ", path, " is not installed");
+  absl::StatusOr<CommandResult> r =
+      Command(path).Args(std::move(args)).Stdout(Stdio::Pipe()).Timeout(absl::Seconds(10)).Run();
+  if (!r.ok()) return absl::StrCat("unavailable: ", r.status().message());
+  if (!r->status.success()) return absl::StrCat("unavailable: ", r->status.ToString());
+  return std::string(absl::StripAsciiWhitespace(r->out));
+}
+
+void Register(const BenchOptions& options) {
+  const std::string child = RunfileOrExit("lib/children/minimal_child");
+  const std::string go = RunfileOrExit("experiments/runtime_spawn/spawn_go");
+  const std::string py = RunfileOrExit("experiments/runtime_spawn/spawn.py");
+  const int n = options.quick ? 20 : 200;
+  // Which releases were measured: a runtime's spawn changes between them.
+  benchmark::AddCustomContext("runtime.go", Answer(go, {"version"}));
+  benchmark::AddCustomContext("runtime.python",
+                              Answer(kPython, {"-c", "import sys; print(sys.version.split()[0])"}));
+  const Runtime runtimes[] = {
+      {"go", "exec.Command.Run", {go, "command"}, ""},
+      {"go", "os.StartProcess", {go, "startprocess"}, ""},
+      {"python", "subprocess.run", {kPython, py}, kPython},
+      {"cxx", "spawnlab.Command.Run", {}, ""},
+  };
+  for (const Runtime& rt : runtimes) {
+    Configure(benchmark::RegisterBenchmark(absl::StrCat("runtime/lang:", rt.lang, "/call:", rt.call,
+                                                        "/child:minimal/until:exit")
+                                               .c_str(),
+                                           BM_Runtime, rt, child, n),
+              options)
+        ->Iterations(1);
+  }
+}
+
+}  // namespace
+}  // namespace spawnlab
+
+int main(int argc, char** argv) {
+  spawnlab::BenchDefaults defaults;
+  // Each repetition runs its runtime afresh, so the rows can be shuffled.
+  defaults.random_interleaving = true;
+  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  defaults.canary_row = "runtime/lang:cxx/call:spawnlab.Command.Run/child:minimal/until:exit";
+  // Key ratio: Go's Cmd layer over the raw call, within a round.
+  defaults.ratio_baselines = {{"call", "os.StartProcess"}};
+  return spawnlab::BenchMain(argc, argv, "runtime_spawn", spawnlab::Register, defaults);
+}
