@@ -16,6 +16,11 @@
 //                                        not count instructions
 //   exec/child-opt:O/until:U             the child (lib/children/child.cc)
 //                                        built O = -O0 or -O2, by vfork
+//   build/inline:I/op:command            building a Command (lib/command.h),
+//                                        no spawn, in a binary whose
+//                                        lib/command and lib/spawn were built
+//                                        with inlining I; its own loop of
+//                                        200,000 builds, the mean per build
 
 #include "lib/bench.h"
 
@@ -26,8 +31,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "lib/bench_spawn.h"
+#include "lib/command.h"
 #include "lib/probes.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
@@ -68,6 +76,25 @@ void BM_ChildOpt(benchmark::State& state, std::string child, bool until_start) {
   TimeSpawns(state, *spawner, SpawnMethod::kVfork, until_start);
 }
 
+// One run of a command_build binary: its mean ns per build.
+void BM_Build(benchmark::State& state, std::string builder, std::string program, int n) {
+  for (auto _ : state) {
+    absl::StatusOr<CommandResult> r = Command(builder)
+                                          .Args({absl::StrCat(n), program})
+                                          .Stdout(Stdio::Pipe())
+                                          .Stderr(Stdio::Pipe())
+                                          .Timeout(absl::Seconds(60))
+                                          .Run();
+    if (!r.ok()) return FailRow(state, r.status());
+    double ns = 0;
+    if (!r->status.success() || !absl::SimpleAtod(absl::StripAsciiWhitespace(r->out), &ns)) {
+      return FailRow(state, absl::InternalError(absl::StrCat(builder, ": ", r->status.ToString(),
+                                                             ": ", r->out, r->err)));
+    }
+    state.SetIterationTime(ns * 1e-9);
+  }
+}
+
 void Register(const BenchOptions& options) {
   std::vector<RoundRow> rows;
   std::vector<std::string> instruction_rows;  // 1 "ns" = 1 instruction
@@ -97,9 +124,22 @@ void Register(const BenchOptions& options) {
            }});
     }
   }
+  std::vector<std::string> build_rows;
+  for (const char* inl : {"forbidden", "default", "forced"}) {
+    const std::string builder =
+        RunfileOrExit(absl::StrCat("experiments/inline/command_build_", inl));
+    const int n = options.quick ? 20000 : 200000;
+    rows.push_back(
+        {absl::StrCat("build/inline:", inl, "/op:command"),
+         [builder, minimal, n](benchmark::State& state) { BM_Build(state, builder, minimal, n); }});
+    build_rows.push_back(rows.back().name);
+  }
   std::map<std::string, benchmark::internal::Benchmark*> registered =
       RegisterRound(options, std::move(rows));
   for (const std::string& name : instruction_rows) registered[name]->Unit(benchmark::kNanosecond);
+  for (const std::string& name : build_rows) {
+    registered[name]->Unit(benchmark::kNanosecond)->Iterations(1);
+  }
 }
 
 }  // namespace
