@@ -85,6 +85,12 @@ absl::Status CheckRule(const Claim& c, absl::string_view where) {
               NeedNumber(r, "implausible_factor", where)};
   } else if (kind == "direction") {
     checks = {NeedRegex(r, "faster", where), NeedRegex(r, "slower", where)};
+    if (r.contains("metric") && (!r["metric"].is_string() ||
+                                 (r["metric"] != "time" &&
+                                  !absl::StartsWith(r["metric"].get<std::string>(), "counter:")))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": 'metric' is \"time\" or \"counter:NAME\""));
+    }
   } else if (kind == "difference") {
     checks = {NeedRegex(r, "minuend", where), NeedRegex(r, "subtrahend", where),
               NeedNumber(r, "claimed_ns", where), NeedNumber(r, "factor", where)};
@@ -390,22 +396,35 @@ Verdict EvaluateDirection(const nlohmann::json& r, const ResultsFile& file) {
   if (fast == nullptr) return v;
   const Series* slow = One(file, r["slower"], &v);
   if (slow == nullptr) return v;
-  v.rows = absl::StrCat("`", slow->name, "` / `", fast->name, "` (claimed slower / faster)");
-  const double ratio = slow->Median() / fast->Median();
-  const double p = TimeP(*slow, *fast);
-  v.measured =
-      absl::StrCat(FormatNanos(slow->Median()), " / ", FormatNanos(fast->Median()), " = ",
-                   Ratio(ratio), std::isnan(p) ? "" : absl::StrCat(", U test ", FormatP(p)),
-                   ", n = ", slow->samples_ns.size(), " / ", fast->samples_ns.size());
-  if (PendingIfTooFew(slow->samples_ns, fast->samples_ns, &v)) return v;
-  const Interval ci = RatioInterval(slow->samples_ns, fast->samples_ns);
+  // A time by default; with "metric": "counter:NAME", `slower` is the row
+  // claimed to have the larger value of that counter.
+  const std::string metric = r.value("metric", "time");
+  const bool of_time = metric == "time";
+  const std::vector<double> a = slow->Samples(metric), b = fast->Samples(metric);
+  if (a.empty() || b.empty() || Median(b) == 0) {
+    v.word = "pending";
+    v.reason = absl::StrCat("the rows have no repetitions of ", metric);
+    return v;
+  }
+  v.rows = absl::StrCat(
+      "`", slow->name, "` / `", fast->name, "` (claimed ",
+      of_time ? "slower / faster" : absl::StrCat("larger / smaller ", metric.substr(8)), ")");
+  const double ratio = Median(a) / Median(b);
+  const double p = MannWhitneyU(a, b);
+  auto show = [&](double x) { return of_time ? FormatNanos(x) : absl::StrFormat("%.3g", x); };
+  v.measured = absl::StrCat(show(Median(a)), " / ", show(Median(b)), " = ", Ratio(ratio),
+                            std::isnan(p) ? "" : absl::StrCat(", U test ", FormatP(p)),
+                            ", n = ", a.size(), " / ", b.size());
+  if (PendingIfTooFew(a, b, &v)) return v;
+  const Interval ci = RatioInterval(a, b);
   absl::StrAppend(&v.measured, "; 95% interval ", Ratio(ci.low), "–", Ratio(ci.high));
   // No figure was claimed: any difference the right way reproduces it; none
   // larger than `negligible` (5% unless the rule says) either way contradicts.
   const double negligible = r.value("negligible", 0.05);
   if (ci.low > 1) {
     v.word = "reproduced";
-    v.reason = absl::StrCat("faster here too: the 95% interval of slower / faster is ",
+    v.reason = absl::StrCat(of_time ? "faster here too: the 95% interval of slower / faster is "
+                                    : "the same way here: the 95% interval of larger / smaller is ",
                             Ratio(ci.low), " to ", Ratio(ci.high), " (no figure was claimed)");
   } else if (ci.high < 1) {
     v.word = "contradicted";

@@ -26,7 +26,9 @@
 //   direction  `faster` should be faster than `slower` (no figure claimed):
 //              reproduced if the interval of slower/faster lies above 1,
 //              contradicted if below, or if it rules out any difference larger
-//              than `negligible` (default 0.05), else inconclusive.
+//              than `negligible` (default 0.05), else inconclusive. With
+//              "metric": "counter:NAME", `slower` is the row claimed to have
+//              the larger value of that counter (a worker spread, say).
 //   difference median(minuend) - median(subtrahend) against a claimed saving:
 //              the interval of the difference (Hodges-Lehmann) against
 //              claimed/`factor` to claimed*`factor`, judged as a ratio is.

@@ -452,6 +452,27 @@ TEST(Rules, ValueHoldsInEveryRepetitionOfEveryRow) {
   EXPECT_EQ(Evaluate(c, {f})[0].word, "skipped");
 }
 
+// A direction on a counter: the row claimed larger must be larger here.
+TEST(Rules, DirectionOfACounter) {
+  Claim c;
+  c.id = "T-3";
+  c.experiment = "x";
+  c.rule = {{"kind", "direction"},
+            {"slower", "a/op:slow"},
+            {"faster", "a/op:fast"},
+            {"metric", "counter:spread"}};
+  ResultsFile f = Synthetic({{"a/op:slow", kFast}, {"a/op:fast", kSlow}});  // times the other way
+  f.series[0].counters["spread"] = {18, 15, 20, 17, 19};
+  f.series[1].counters["spread"] = {1.1, 1.3, 1.2, 1.0, 1.4};
+  Verdict v = Evaluate(c, {f})[0];
+  EXPECT_EQ(v.word, "reproduced") << v.reason;
+  EXPECT_THAT(v.rows, HasSubstr("claimed larger / smaller spread"));
+  std::swap(f.series[0].counters, f.series[1].counters);
+  EXPECT_EQ(Evaluate(c, {f})[0].word, "contradicted");
+  c.rule["metric"] = "counter:missing";
+  EXPECT_EQ(Evaluate(c, {f})[0].word, "pending");
+}
+
 TEST(ParseClaims, RejectsBadRules) {
   const char* bad[] = {
       R"({"claims": [{"id": "X", "source": "s", "claim": "c", "conditions": "d", "experiment": "e",

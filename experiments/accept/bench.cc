@@ -8,12 +8,24 @@
 //   M  shared, reuseport, proxy           X  blocking, epoll, epoll-exclusive,
 //   W  one worker per CPU                    uring, uring-multishot
 //   L  connect (a new connection per request: connections/s) or keepalive
+// Two more kinds of row, for the claims about per-CPU listeners and tails:
+//   accept/model:M/mechanism:epoll/workers:W/load:connect/clients:per-cpu
+//       M = shared, reuseport, reuseport-cpu (one SO_REUSEPORT listener per
+//       CPU, chosen by a CBPF program, workers pinned): the load from one
+//       pinned thread per CPU, as clients on every CPU would be (on loopback
+//       the SYN is handled on the sending CPU, so one load thread would look
+//       like one CPU's clients and a per-CPU listener would send it all to
+//       one worker)
+//   accept/model:M/mechanism:epoll/workers:W/load:connect/handler:spin-1m
+//       M = shared, reuseport: each request costs its worker a million
+//       rounds of a busy loop (server --handler_spin), a CPU-heavy handler
 // Each repetition starts the server, drives it for --load_seconds (0.1 s with
 // --quick) or --max_requests with --connections concurrent clients from this
 // process, and stops it. The row's time is per request (the load's duration
 // over its requests). Counters: requests_per_s, p50_us, p99_us, max_us,
 // errors, timeouts, non_2xx, spread_stddev and spread_max_over_min (of the
 // requests each worker answered; left out when a worker answered none),
+// busiest_share (the busiest worker's share of the requests),
 // idle_workers, and the server's own counts of its defences (accept_pauses,
 // header_timeouts, idle_timeouts, rejected, output_high_water: all 0 when the
 // load is what it should be). A mechanism the kernel lacks is skipped with the
@@ -23,6 +35,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -45,10 +58,19 @@ namespace {
 std::string server_path;
 double load_seconds = 1.0;
 
+// How a row departs from the plain one: load threads, handler cost.
+struct Variant {
+  int load_threads = 1;
+  int64_t handler_spin = 0;
+};
+
 void BM_Accept(benchmark::State& state, std::string model, std::string mechanism, int workers,
-               bool keep_alive) {
+               bool keep_alive, Variant variant) {
+  std::vector<std::string> flags;
+  if (variant.handler_spin > 0)
+    flags.push_back(absl::StrCat("--handler_spin=", variant.handler_spin));
   absl::StatusOr<ServerProcess> server =
-      ServerProcess::Start(server_path, model, mechanism, workers);
+      ServerProcess::Start(server_path, model, mechanism, workers, /*port=*/0, flags);
   if (absl::IsUnimplemented(server.status())) return SkipRow(state, server.status());
   if (!server.ok()) return FailRow(state, server.status());
   LoadOptions o;
@@ -58,6 +80,7 @@ void BM_Accept(benchmark::State& state, std::string model, std::string mechanism
   o.duration = absl::Seconds(load_seconds);
   o.max_requests = absl::GetFlag(FLAGS_max_requests);
   o.request_timeout = absl::Seconds(2);
+  o.threads = variant.load_threads;
   LoadResult last;
   for (auto _ : state) {
     absl::StatusOr<LoadResult> r = RunLoad(o);
@@ -89,6 +112,11 @@ void BM_Accept(benchmark::State& state, std::string model, std::string mechanism
   set("non_2xx", static_cast<double>(last.non_2xx));
   set("spread_stddev", last.SpreadStddev(workers));
   set("spread_max_over_min", last.SpreadMaxOverMin(workers));
+  // The busiest worker's share of the requests: finite even when a worker
+  // was idle (1 = one worker answered everything).
+  int64_t busiest = 0;
+  for (const auto& [worker, n] : last.per_worker) busiest = std::max(busiest, n);
+  set("busiest_share", static_cast<double>(busiest) / static_cast<double>(last.requests));
   int idle = 0;
   for (int w = 0; w < workers; ++w) idle += last.per_worker.count(w) == 0;
   set("idle_workers", idle);
@@ -117,12 +145,29 @@ void Register(const BenchOptions& options) {
   for (const char* model : {"shared", "reuseport", "proxy"}) {
     for (const char* mech : {"blocking", "epoll", "epoll-exclusive", "uring", "uring-multishot"}) {
       for (bool keep_alive : {false, true}) {
-        rows.push_back(
-            {RowName(model, mech, workers, keep_alive),
-             [model = std::string(model), mech = std::string(mech), workers, keep_alive](
-                 benchmark::State& state) { BM_Accept(state, model, mech, workers, keep_alive); }});
+        rows.push_back({RowName(model, mech, workers, keep_alive),
+                        [model = std::string(model), mech = std::string(mech), workers,
+                         keep_alive](benchmark::State& state) {
+                          BM_Accept(state, model, mech, workers, keep_alive, Variant());
+                        }});
       }
     }
+  }
+  for (const char* model : {"shared", "reuseport", "reuseport-cpu"}) {
+    Variant per_cpu;
+    per_cpu.load_threads = workers;
+    rows.push_back({absl::StrCat(RowName(model, "epoll", workers, false), "/clients:per-cpu"),
+                    [model = std::string(model), workers, per_cpu](benchmark::State& state) {
+                      BM_Accept(state, model, "epoll", workers, false, per_cpu);
+                    }});
+  }
+  for (const char* model : {"shared", "reuseport"}) {
+    Variant heavy;
+    heavy.handler_spin = 1000000;
+    rows.push_back({absl::StrCat(RowName(model, "epoll", workers, false), "/handler:spin-1m"),
+                    [model = std::string(model), workers, heavy](benchmark::State& state) {
+                      BM_Accept(state, model, "epoll", workers, false, heavy);
+                    }});
   }
   // One load per repetition: it runs for --load_seconds itself.
   for (const auto& [name, b] : RegisterRound(options, std::move(rows))) b->Iterations(1);
@@ -133,7 +178,7 @@ void Register(const BenchOptions& options) {
 
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
-  // 30 rows of 1-second loads: 5 rounds keep a full run near 3 minutes. Each
+  // 35 rows of 1-second loads: 5 rounds keep a full run near 3.5 minutes. Each
   // round runs every row once, shuffled; the key ratios (each model over the
   // shared listener, each mechanism over epoll, same load) are taken within a
   // round, so the machine's drift over the run cancels.

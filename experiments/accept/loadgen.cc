@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -14,6 +16,8 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "experiments/accept/http.h"
@@ -66,9 +70,59 @@ double LoadResult::SpreadMaxOverMin(int workers) const {
   return lo == 0 ? std::numeric_limits<double>::infinity() : hi / lo;
 }
 
+namespace {
+absl::StatusOr<LoadResult> RunLoadThread(const LoadOptions& o);
+}  // namespace
+
 absl::StatusOr<LoadResult> RunLoad(const LoadOptions& o) {
   if (o.port <= 0 || o.port > 65535) return absl::InvalidArgumentError("port out of range");
   if (o.connections < 1) return absl::InvalidArgumentError("connections must be at least 1");
+  if (o.threads < 1) return absl::InvalidArgumentError("threads must be at least 1");
+  if (o.threads == 1) return RunLoadThread(o);
+  if (o.connections < o.threads || o.max_requests < o.threads) {
+    return absl::InvalidArgumentError("each load thread needs a connection and a request");
+  }
+  const int cpus = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+  std::vector<absl::StatusOr<LoadResult>> parts(static_cast<size_t>(o.threads),
+                                                absl::InternalError("not run"));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < o.threads; ++t) {
+    LoadOptions share = o;
+    share.threads = 1;
+    share.connections = o.connections / o.threads + (t < o.connections % o.threads ? 1 : 0);
+    share.max_requests = o.max_requests / o.threads;
+    threads.emplace_back([share, t, cpus, &parts] {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(t % cpus, &one);
+      if (int e = pthread_setaffinity_np(pthread_self(), sizeof(one), &one); e != 0) {
+        parts[t] =
+            absl::ErrnoToStatus(e, absl::StrCat("pinning load thread ", t, " to CPU ", t % cpus));
+        return;
+      }
+      parts[t] = RunLoadThread(share);
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  LoadResult all;
+  for (absl::StatusOr<LoadResult>& p : parts) {
+    if (!p.ok()) return p.status();
+    all.requests += p->requests;
+    all.non_2xx += p->non_2xx;
+    all.errors += p->errors;
+    all.timeouts += p->timeouts;
+    all.connections += p->connections;
+    all.seconds = std::max(all.seconds, p->seconds);
+    all.latency_us.insert(all.latency_us.end(), p->latency_us.begin(), p->latency_us.end());
+    for (const auto& [worker, n] : p->per_worker) all.per_worker[worker] += n;
+    if (all.first_error.empty()) all.first_error = p->first_error;
+  }
+  return all;
+}
+
+namespace {
+
+absl::StatusOr<LoadResult> RunLoadThread(const LoadOptions& o) {
   UniqueFd ep(epoll_create1(EPOLL_CLOEXEC));
   if (!ep.valid()) return absl::ErrnoToStatus(errno, "epoll_create1");
   struct sockaddr_in addr = {};
@@ -226,5 +280,7 @@ absl::StatusOr<LoadResult> RunLoad(const LoadOptions& o) {
   result.seconds = static_cast<double>(last_response_ns - t_begin) * 1e-9;
   return result;
 }
+
+}  // namespace
 
 }  // namespace spawnlab

@@ -1,6 +1,10 @@
 // loadgen.h: a bounded HTTP load generator for the accept experiment.
 //
-// One thread, one epoll set, `connections` sockets to 127.0.0.1:port. In
+// One thread, one epoll set, `connections` sockets to 127.0.0.1:port (or
+// `threads` threads, each pinned to its own CPU and holding its share of the
+// connections and of max_requests, their results merged: on loopback the
+// kernel handles a connection's SYN on the CPU that sent it, so a load from
+// one CPU looks like one CPU's clients to a per-CPU listener). In
 // keep-alive mode each connection sends its next request as soon as the last
 // response is in; otherwise each request opens a connection of its own
 // (connections per second). It stops starting requests after `duration` or
@@ -37,6 +41,7 @@ struct LoadOptions {
   absl::Duration duration = absl::Seconds(1);
   int64_t max_requests = 1000000;
   absl::Duration request_timeout = absl::Seconds(5);
+  int threads = 1;  // more than 1: one per CPU 0, 1, ... (wrapping), pinned
 };
 
 struct LoadResult {

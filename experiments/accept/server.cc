@@ -9,6 +9,10 @@
 //              of them accept on it (pre-forked, as Apache and NGINX of old)
 //   reuseport  one SO_REUSEPORT listener per worker on the same port: the
 //              kernel spreads connections by hash
+//   reuseport-cpu
+//              the same, worker i pinned to CPU i, and a classic BPF program
+//              on the group (SO_ATTACH_REUSEPORT_CBPF, Linux 4.5) that picks
+//              the listener of the CPU handling the SYN: per-CPU listeners
 //   proxy      one relay process accepts and copies bytes to W backend
 //              workers on loopback ports of their own, round robin
 // Mechanisms (each worker; the proxy's relay is always epoll):
@@ -48,6 +52,8 @@
 // dies (a bench or a test that is killed); --expect_parent=PID makes it check
 // that this parent is still PID, so that a parent which died before the
 // server could watch it is an error rather than a server running forever.
+// With --handler_spin=N each request costs its worker N rounds of a busy loop
+// before the answer (a CPU-heavy handler; 0, the default, answers at once).
 // Exit codes: 2 for bad flags or a port in use, 3 when the kernel lacks the
 // mechanism (io_uring), 1 for anything else.
 
@@ -55,6 +61,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
+#include <linux/filter.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -95,7 +102,7 @@
 #include "lib/clock.h"
 #include "lib/probes.h"
 
-ABSL_FLAG(std::string, model, "shared", "shared, reuseport or proxy");
+ABSL_FLAG(std::string, model, "shared", "shared, reuseport, reuseport-cpu or proxy");
 ABSL_FLAG(std::string, mechanism, "epoll",
           "blocking, epoll, epoll-exclusive, uring or uring-multishot");
 ABSL_FLAG(int, workers, 0, "Worker processes; 0 means one per CPU.");
@@ -115,6 +122,8 @@ ABSL_FLAG(int, nofile, 0,
 ABSL_FLAG(int, max_connections, 10000,
           "Open connections per worker (client connections for the proxy's relay); at the limit "
           "a worker stops accepting until one closes.");
+ABSL_FLAG(int64_t, handler_spin, 0,
+          "Rounds of a busy loop per request before its answer: a CPU-heavy handler.");
 
 namespace {
 
@@ -123,6 +132,16 @@ constexpr int kExitUnsupported = 3;
 constexpr size_t kHighWater = 256 * 1024;  // pending output per connection
 constexpr size_t kChunk = 16384;           // one read
 constexpr int64_t kAcceptPauseNs = 100'000'000;
+
+int64_t handler_spin = 0;  // --handler_spin
+
+// The handler's work: `rounds` steps of a linear congruential generator that
+// the compiler cannot skip.
+void Spin(int64_t rounds) {
+  uint64_t x = 1;
+  for (int64_t i = 0; i < rounds; ++i) x = x * 6364136223846793005u + 1442695040888963407u;
+  asm volatile("" : : "r"(x));
+}
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 
 [[noreturn]] void Fail(int code, const std::string& message) {
@@ -270,6 +289,7 @@ struct Conn {
     spawnlab::http::Answered a =
         spawnlab::http::Respond(in, worker, force_close, kHighWater - out.size(), out.string());
     in.erase(0, a.consumed);
+    if (handler_spin > 0 && a.requests > 0) Spin(handler_spin * a.requests);
     if (in.empty()) head_started = 0;
     if (a.requests > 0) served = true;
     if (a.rejected) stats->rejected++;
@@ -944,10 +964,12 @@ int main(int argc, char** argv) {
   if (rest.size() > 1) Fail(kExitBadInput, absl::StrCat("unexpected argument '", rest[1], "'"));
   const std::string model = absl::GetFlag(FLAGS_model);
   const std::string mech = absl::GetFlag(FLAGS_mechanism);
-  if (model != "shared" && model != "reuseport" && model != "proxy") {
-    Fail(kExitBadInput,
-         absl::StrCat("unknown --model '", model, "': expected shared, reuseport or proxy"));
+  if (model != "shared" && model != "reuseport" && model != "reuseport-cpu" && model != "proxy") {
+    Fail(kExitBadInput, absl::StrCat("unknown --model '", model,
+                                     "': expected shared, reuseport, reuseport-cpu or proxy"));
   }
+  handler_spin = absl::GetFlag(FLAGS_handler_spin);
+  if (handler_spin < 0) Fail(kExitBadInput, "--handler_spin must be 0 or more");
   const std::map<std::string, Mechanism> mechanisms = {
       {"blocking", Mechanism::kBlocking},
       {"epoll", Mechanism::kEpoll},
@@ -1068,18 +1090,45 @@ int main(int argc, char** argv) {
     for (int w = 0; w < workers; ++w) {
       pids.push_back(ForkChild(original, &all_stats[w], [&, w] { RunWorker(m->second, fd, w); }));
     }
-  } else if (model == "reuseport") {
+  } else if (model == "reuseport" || model == "reuseport-cpu") {
+    // The group's sockets are numbered in the order they listen: listener w
+    // is index w, which the CPU program below returns for CPU w.
     for (int w = 0; w < workers; ++w) {
       int fd = must(Listen(w == 0 ? port : public_port, true));
       if (nonblocking) SetNonBlocking(fd);
       if (w == 0) public_port = PortOf(fd);
       listeners.push_back(fd);
     }
+    const bool per_cpu = model == "reuseport-cpu";
+    if (per_cpu) {
+      if (workers > cpus) {
+        Fail(kExitBadInput, absl::StrCat("--model=reuseport-cpu needs a worker per CPU at most (",
+                                         workers, " workers, ", cpus, " CPUs)"));
+      }
+      struct sock_filter code[] = {
+          {BPF_LD | BPF_W | BPF_ABS, 0, 0, static_cast<uint32_t>(SKF_AD_OFF + SKF_AD_CPU)},
+          {BPF_RET | BPF_A, 0, 0, 0},
+      };
+      struct sock_fprog prog = {2, code};
+      if (setsockopt(listeners[0], SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof(prog)) !=
+          0) {
+        Fail(errno == EINVAL || errno == ENOPROTOOPT ? kExitUnsupported : 1,
+             absl::StrCat("SO_ATTACH_REUSEPORT_CBPF (Linux 4.5): ", strerror(errno)));
+      }
+    }
     for (int w = 0; w < workers; ++w) {
       const int fd = listeners[w];
-      pids.push_back(ForkChild(original, &all_stats[w], [&, w, fd] {
+      pids.push_back(ForkChild(original, &all_stats[w], [&, w, fd, per_cpu] {
         for (int other : listeners) {
           if (other != fd) close(other);
+        }
+        if (per_cpu) {
+          cpu_set_t one;
+          CPU_ZERO(&one);
+          CPU_SET(w, &one);
+          if (sched_setaffinity(0, sizeof(one), &one) != 0) {
+            Fail(1, absl::StrCat("pinning worker ", w, " to CPU ", w, ": ", strerror(errno)));
+          }
         }
         RunWorker(m->second, fd, w);
       }));

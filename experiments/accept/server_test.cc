@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -18,6 +20,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -106,6 +109,9 @@ std::vector<Case> AllCases() {
       cases.push_back({model, mech});
     }
   }
+  // Per-CPU listeners differ from reuseport only in who picks the listener.
+  cases.push_back({"reuseport-cpu", "epoll"});
+  cases.push_back({"reuseport-cpu", "blocking"});
   return cases;
 }
 
@@ -486,6 +492,69 @@ TEST(Server, BadFlagsAreClearErrors) {
   EXPECT_THAT(s.status().message(), HasSubstr("--mechanism"));
   s = ServerProcess::Start(Server(), "shared", "epoll", -3);
   EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument) << s.status();
+  s = ServerProcess::Start(Server(), "shared", "epoll", 2, 0, {"--handler_spin=-1"});
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument) << s.status();
+  s = ServerProcess::Start(Server(), "reuseport-cpu", "epoll",
+                           static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) + 1);
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument) << s.status();
+}
+
+// Per-CPU listeners: a client on CPU c is answered by worker c, because the
+// group's CBPF program picks the listener of the CPU that handles the SYN,
+// which on loopback is the client's.
+TEST(Server, ReuseportCpuAnswersEachCpusClientsByItsOwnWorker) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs two CPUs";
+  absl::StatusOr<ServerProcess> s = ServerProcess::Start(Server(), "reuseport-cpu", "epoll", 2);
+  if (absl::IsUnimplemented(s.status())) GTEST_SKIP() << s.status();
+  ASSERT_TRUE(s.ok()) << s.status();
+  for (int cpu : {0, 1}) {
+    absl::StatusOr<LoadResult> r = absl::InternalError("not run");
+    std::thread client([&] {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(cpu, &one);
+      if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) != 0) {
+        r = absl::InternalError("cannot pin the client");
+        return;
+      }
+      LoadOptions o;
+      o.port = s->port();
+      o.keep_alive = false;
+      o.connections = 4;
+      o.max_requests = 100;
+      o.duration = absl::Seconds(20);
+      r = RunLoad(o);
+    });
+    client.join();
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->requests, 100) << r->first_error;
+    EXPECT_EQ(r->per_worker, (std::map<int, int64_t>{{cpu, 100}})) << "clients on CPU " << cpu;
+  }
+  absl::StatusOr<ExitStatus> stopped = s->Stop();
+  ASSERT_TRUE(stopped.ok()) << stopped.status();
+}
+
+// Load from one pinned thread per CPU: every thread's share is answered.
+TEST(Server, LoadThreadsSplitTheConnectionsAndRequests) {
+  absl::StatusOr<ServerProcess> s = ServerProcess::Start(Server(), "reuseport", "epoll", 2);
+  ASSERT_TRUE(s.ok()) << s.status();
+  LoadOptions o;
+  o.port = s->port();
+  o.keep_alive = false;
+  o.connections = 5;
+  o.max_requests = 200;
+  o.duration = absl::Seconds(20);
+  o.threads = 2;
+  absl::StatusOr<LoadResult> r = RunLoad(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->requests, 200) << r->first_error;
+  EXPECT_EQ(r->connections, 200);
+  EXPECT_EQ(r->latency_us.size(), 200u);
+  o.threads = 0;
+  EXPECT_FALSE(RunLoad(o).ok());
+  o.threads = 6;  // more threads than connections
+  EXPECT_FALSE(RunLoad(o).ok());
+  ASSERT_TRUE(s->Stop().ok());
 }
 
 // Values Abseil's own parser rejects, and flags it does not know, get the
