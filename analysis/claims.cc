@@ -547,6 +547,10 @@ absl::StatusOr<std::vector<Claim>> ParseClaims(absl::string_view text, absl::str
     }
     c.part = j.value("part", "");
     c.experiment = j.value("experiment", "");
+    if (j.contains("size_differs") && !j["size_differs"].is_string()) {
+      return Bad(path, absl::StrCat("claim ", c.id, ": 'size_differs' is a sentence"));
+    }
+    c.size_differs = j.value("size_differs", "");
     if (!j.contains("rule")) return Bad(path, absl::StrCat("claim ", c.id, " has no rule"));
     c.rule = j["rule"];
     absl::Status s = CheckRule(c, absl::StrCat(path, ": claim ", c.id));

@@ -75,6 +75,10 @@ struct Claim {
   std::string conditions;  // the conditions stated
   std::string experiment;  // the experiment whose results test it ("" for reading)
   nlohmann::json rule;     // see the top of this file
+  // Why a figure here may differ in size from the source's, where that is
+  // known (a VM's fork, page-table isolation, the core count, another OS):
+  // shown beside a verdict that is not `reproduced`.
+  std::string size_differs;
 };
 
 struct Verdict {

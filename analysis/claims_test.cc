@@ -473,6 +473,13 @@ TEST(Rules, DirectionOfACounter) {
   EXPECT_EQ(Evaluate(c, {f})[0].word, "pending");
 }
 
+TEST(ParseClaims, ASizeNoteIsASentence) {
+  const char* text =
+      R"({"claims": [{"id": "X-1", "source": "a source", "claim": "c", "conditions": "d",
+          "size_differs": 3, "rule": {"kind": "pending", "reason": "not yet, for a reason"}}]})";
+  EXPECT_FALSE(ParseClaims(text, "x.json").ok());
+}
+
 TEST(ParseClaims, RejectsBadRules) {
   const char* bad[] = {
       R"({"claims": [{"id": "X", "source": "s", "claim": "c", "conditions": "d", "experiment": "e",

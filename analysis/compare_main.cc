@@ -60,7 +60,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (files.size() != 2) {
-    std::cerr << "usage: compare [--ratios=DIM:VALUE | --canary] [--self_check] OLD.json NEW.json\n";
+    std::cerr
+        << "usage: compare [--ratios=DIM:VALUE | --canary] [--self_check] OLD.json NEW.json\n";
     return 2;
   }
   const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");

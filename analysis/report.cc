@@ -951,6 +951,17 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
   return out;
 }
 
+// Beside a measured verdict that is not `reproduced`: why the size may
+// differ here, where the claim says.
+std::string SizeDiffers(const Claim& c, const Verdict& v) {
+  if (c.size_differs.empty()) return "";
+  if (v.word != "direction-only" && v.word != "contradicted" && v.word != "implausible" &&
+      v.word != "inconclusive") {
+    return "";
+  }
+  return absl::StrCat(". Why the size may differ: ", c.size_differs);
+}
+
 std::string Ledger(const std::vector<Claim>& claims, const std::vector<ResultsFile>& files,
                    std::map<std::string, int>* counts) {
   // Measured verdicts and those by reading in two tables; counted per claim
@@ -981,12 +992,13 @@ std::string Ledger(const std::vector<Claim>& claims, const std::vector<ResultsFi
       auto [first, fresh] = shown.emplace(key, label);
       if (!v.rows.empty() && !fresh) {
         absl::StrAppend(&measured, who, "as ", Cell(first->second), " | the same measurement as ",
-                        Cell(first->second), " | **", v.word, "** | ", Cell(v.reason), " |\n");
+                        Cell(first->second), " | **", v.word, "** | ", Cell(v.reason),
+                        Cell(SizeDiffers(c, v)), " |\n");
         continue;
       }
       absl::StrAppend(&measured, who, v.rows.empty() ? "—" : Cell(v.rows), " | ", Cell(v.measured),
                       v.kernel.empty() ? "" : absl::StrCat(" — ", v.kernel), " | **", v.word,
-                      "** | ", Cell(v.reason), " |\n");
+                      "** | ", Cell(v.reason), Cell(SizeDiffers(c, v)), " |\n");
     }
   }
   std::string out = absl::StrCat(

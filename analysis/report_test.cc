@@ -407,12 +407,16 @@ TEST(Report, TheLedgerShowsAMeasurementOnce) {
               {"denominator", "op/kind:fast"},
               {"claimed", claimed},
               {"tolerance", 0.2}};
+    c.size_differs = "a reason of its own";
     claims.push_back(c);
   }
   const std::string ledger = BuildReports(set, claims, {})["claims.md"];
   EXPECT_THAT(ledger, HasSubstr("| A-1 | s | c | d | `op/kind:slow` / `op/kind:fast` |"));
   EXPECT_THAT(ledger, HasSubstr("| B-1 | s | c | d | as A-1 | the same measurement as A-1 | "
                                 "**direction-only** |"));
+  // A size note shows beside a verdict that is not `reproduced` only.
+  EXPECT_THAT(ledger, HasSubstr("would reproduce the claim. Why the size may differ: a reason of "
+                                "its own |"));
 }
 
 TEST(Report, BadFilesAreNamedAndTheRestStillReported) {
