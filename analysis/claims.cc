@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "analysis/stats.h"
+#include "lib/bench_name.h"
 #include "re2/re2.h"
 
 namespace analysis {
@@ -662,6 +663,45 @@ std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>
         absl::StrCat("the ", claim.experiment, " experiment has no full-run results yet"), ""});
   }
   return out;
+}
+
+std::vector<std::string> CheckClaimRows(const std::vector<Claim>& claims,
+                                        const std::string& experiment,
+                                        const std::vector<std::string>& bench_rows) {
+  std::vector<std::string> names;  // canonical, as results name their series
+  for (const std::string& r : bench_rows) {
+    absl::StatusOr<spawnlab::BenchName> n = spawnlab::ParseBenchName(r);
+    if (n.ok()) names.push_back(n->canonical);
+  }
+  std::vector<std::string> problems;
+  for (const Claim& c : claims) {
+    if (c.experiment != experiment) continue;
+    const nlohmann::json& r = c.rule;
+    const std::string kind = r["kind"];
+    std::vector<std::string> one, some;
+    if (kind == "ratio") one = {"numerator", "denominator"};
+    if (kind == "direction") one = {"faster", "slower"};
+    if (kind == "difference") one = {"minuend", "subtrahend"};
+    if (kind == "shape") {
+      one = {"flat_numerator", "flat_denominator", "growing_numerator", "growing_denominator"};
+    }
+    if (kind == "absolute" || kind == "value") some = {"rows"};
+    auto check = [&](const std::string& key, bool exactly_one) {
+      RE2 re(r[key].get<std::string>());
+      const size_t n = std::count_if(names.begin(), names.end(), [&](const std::string& name) {
+        return RE2::FullMatch(name, re);
+      });
+      if (n == 0 || (exactly_one && n != 1)) {
+        problems.push_back(
+            absl::StrCat("claim ", c.id, c.part.empty() ? "" : absl::StrCat(" (", c.part, ")"),
+                         ": its ", key, " '", r[key].get<std::string>(), "' matches ", n,
+                         " rows of ", experiment, exactly_one ? ", not one" : ""));
+      }
+    };
+    for (const std::string& key : one) check(key, true);
+    for (const std::string& key : some) check(key, false);
+  }
+  return problems;
 }
 
 }  // namespace analysis

@@ -108,6 +108,17 @@ std::string FormatNanos(double ns);
 // "< 0.001" below that, "n/a" for none.
 std::string FormatPValue(double p);
 
+// The rows each claim of `experiment` names, checked against the rows its
+// bench registers (`bench_rows`, as --benchmark_list_tests or --list_rows
+// print them): a pattern that must pick one row (a ratio's sides, a
+// direction's, a difference's, a shape's) matching none or several, or one
+// that must pick some (absolute, value) matching none, is a problem, named.
+// Run by every experiment's report_spec_test, so that renaming a row a claim
+// names fails `bazel test`, not the ledger.
+std::vector<std::string> CheckClaimRows(const std::vector<Claim>& claims,
+                                        const std::string& experiment,
+                                        const std::vector<std::string>& bench_rows);
+
 }  // namespace analysis
 
 #endif  // SPAWNLAB_ANALYSIS_CLAIMS_H_

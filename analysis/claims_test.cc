@@ -480,6 +480,27 @@ TEST(ParseClaims, ASizeNoteIsASentence) {
   EXPECT_FALSE(ParseClaims(text, "x.json").ok());
 }
 
+// A renamed row fails the experiment's report_spec_test: each claim's
+// patterns are checked against the rows its bench registers.
+TEST(CheckClaimRows, NamesEveryPatternThatPicksTheWrongNumberOfRows) {
+  Claim ratio = RatioClaim(2);
+  Claim value;
+  value.id = "T-4";
+  value.experiment = "x";
+  value.rule = {
+      {"kind", "value"}, {"rows", "a/op:[a-z]+"}, {"metric", "counter:n"}, {"expected", 1}};
+  Claim elsewhere = RatioClaim(2);
+  elsewhere.experiment = "y";
+  const std::vector<Claim> claims = {ratio, value, elsewhere};
+  EXPECT_THAT(CheckClaimRows(claims, "x", {"a/op:slow/manual_time", "a/op:fast/iterations:4"}),
+              ::testing::IsEmpty());
+  const std::vector<std::string> problems = CheckClaimRows(claims, "x", {"a/op:slower"});
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_THAT(problems[0], HasSubstr("numerator 'a/op:slow' matches 0 rows of x"));
+  EXPECT_THAT(problems[1], HasSubstr("denominator 'a/op:fast' matches 0 rows of x"));
+  EXPECT_THAT(CheckClaimRows(claims, "x", {}), ::testing::SizeIs(3));  // and the value's rows
+}
+
 TEST(ParseClaims, RejectsBadRules) {
   const char* bad[] = {
       R"({"claims": [{"id": "X", "source": "s", "claim": "c", "conditions": "d", "experiment": "e",

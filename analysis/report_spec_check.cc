@@ -2,11 +2,14 @@
 //
 // Checks an experiment's report.json (analysis/report_spec.h) against the rows
 // its bench registers (`--benchmark_list_tests`) and, for a spec with a
-// cross-check, the rows the cross-check writes (`--list_rows`). Added by
-// spawnlab_bench (lib/bench.bzl) to every folder that has a report.json:
+// cross-check, the rows the cross-check writes (`--list_rows`); and the rows
+// the ledger's claims of this experiment (and of its cross-check) name
+// (analysis/claims.h: CheckClaimRows). Added by spawnlab_bench
+// (lib/bench.bzl) to every folder that has a report.json:
 //
 //   report_spec_test --spec=experiments/foo/report.json --bench=experiments/foo/bench
-//       [--crosscheck=experiments/foo/crosscheck]
+//       [--crosscheck=experiments/foo/crosscheck] [--claims=analysis/claims.json
+//        --experiment=foo]
 //
 // Exit 0 when every row the spec names exists; 1 listing what does not; 2 on
 // bad input.
@@ -21,12 +24,15 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "analysis/claims.h"
 #include "analysis/report_spec.h"
 #include "lib/command.h"
 
 ABSL_FLAG(std::string, spec, "", "The experiment's report.json.");
 ABSL_FLAG(std::string, bench, "", "The experiment's bench binary.");
 ABSL_FLAG(std::string, crosscheck, "", "The cross-check binary, where the spec has one.");
+ABSL_FLAG(std::string, claims, "", "The ledger's claims.json, whose rows are checked too.");
+ABSL_FLAG(std::string, experiment, "", "With --claims: the experiment the bench's claims name.");
 
 namespace {
 
@@ -74,7 +80,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::vector<std::string> cross;
-  if (spec->has_cross_check) {
+  const std::string crosscheck = absl::GetFlag(FLAGS_crosscheck);
+  if (spec->has_cross_check || !crosscheck.empty()) {
     if (absl::GetFlag(FLAGS_crosscheck).empty()) {
       std::cerr << "error: " << spec_path << " has a cross_check: give --crosscheck=BIN\n";
       return 2;
@@ -87,11 +94,29 @@ int main(int argc, char** argv) {
     }
     cross = *listed;
   }
-  const std::vector<std::string> problems = analysis::CheckSpecRows(*spec, *rows, cross);
+  std::vector<std::string> problems = analysis::CheckSpecRows(*spec, *rows, cross);
+  if (!absl::GetFlag(FLAGS_claims).empty()) {
+    absl::StatusOr<std::vector<analysis::Claim>> claims =
+        analysis::LoadClaims(absl::GetFlag(FLAGS_claims));
+    if (!claims.ok()) {
+      std::cerr << "error: " << claims.status().message() << "\n";
+      return 2;
+    }
+    for (const std::string& p :
+         analysis::CheckClaimRows(*claims, absl::GetFlag(FLAGS_experiment), *rows)) {
+      problems.push_back(p);
+    }
+    if (!crosscheck.empty()) {  // its results name the experiment after the binary
+      const std::string name = crosscheck.substr(crosscheck.rfind('/') + 1);
+      for (const std::string& p : analysis::CheckClaimRows(*claims, name, cross)) {
+        problems.push_back(p);
+      }
+    }
+  }
   for (const std::string& p : problems) std::cerr << spec_path << ": " << p << "\n";
   std::cerr << spec_path << ": "
-            << (problems.empty() ? "every row it names exists" : "rows missing") << " ("
-            << rows->size() << " bench rows";
+            << (problems.empty() ? "every row it and the claims name exists" : "rows missing")
+            << " (" << rows->size() << " bench rows";
   if (spec->has_cross_check) std::cerr << ", " << cross.size() << " cross-check rows";
   std::cerr << ")\n";
   return problems.empty() ? 0 : 1;

@@ -20,8 +20,9 @@ skipped where it failed.
 
 A folder with a `report.json` (the experiment's report spec,
 analysis/report_spec.h) also gets `:report_spec_test`, which fails when the
-spec names a row the bench does not register. A spec with a cross-check names
-the binary that writes its rows: `crosscheck = ":crosscheck"` (it must take
+spec names a row the bench does not register, or when a claim of the ledger
+(analysis/claims.json) names a row of this experiment that it lacks. A spec
+with a cross-check names the binary that writes its rows: `crosscheck = ":crosscheck"` (it must take
 `--list_rows`).
 
 Every bench is also one entry of the suite (//:suite), which finds the folder
@@ -65,8 +66,10 @@ def spawnlab_bench(name, srcs, deps = [], data = [], expect = [], smoke_timeout_
             args = [
                 "--spec=$(rootpath report.json)",
                 "--bench=$(rootpath :%s)" % name,
+                "--claims=$(rootpath //analysis:claims.json)",
+                "--experiment=" + native.package_name().split("/")[-1],
             ] + ["--crosscheck=$(rootpath %s)" % c for c in cross],
-            data = ["report.json", ":" + name] + cross,
+            data = ["report.json", ":" + name, "//analysis:claims.json"] + cross,
             deps = ["//analysis:report_spec_check"],
         )
 
