@@ -4,7 +4,8 @@
 //   waitid-pidfd  waitid(P_PIDFD) on each child's pidfd in turn (Linux 5.4)
 //   poll-pidfd    one poll() over every unreaped pidfd; waitpid as each is ready
 //   signalfd      SIGCHLD through a signalfd, then waitpid(-1, WNOHANG) until
-//                 nothing is left (the SIGCHLD-handler loop of seed 000, without
+//                 nothing is left (the SIGCHLD-handler loop an article on Go's
+//                 exec.Command describes, without
 //                 a handler). Every thread of the process must block SIGCHLD,
 //                 or the kernel may hand it to one that discards it.
 //   epoll-pidfd   every child's pidfd in an epoll set; waitpid as each is ready
