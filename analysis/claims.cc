@@ -168,6 +168,12 @@ const Series* One(const ResultsFile& file, const std::string& pattern, Verdict* 
   return found[0];
 }
 
+// A signed difference to three significant figures, without an exponent
+// (-2209 is "-2209", 14.7 "+14.7").
+std::string Signed(double x) {
+  return std::fabs(x) >= 1000 ? absl::StrFormat("%+.0f", x) : absl::StrFormat("%+.3g", x);
+}
+
 std::string Ratio(double r) { return absl::StrFormat("%.3gx", r); }
 
 std::string FormatP(double p) {
@@ -309,11 +315,13 @@ Verdict EvaluateRatio(const nlohmann::json& r, const ResultsFile& file) {
     // A count's ratio hides its scale: 30 / 15 and 2 / 1 are both 2x. Say the
     // difference too, and the claim's where it gives both figures.
     const double diff = Median(a) - Median(b);
-    absl::StrAppend(&v.measured, "; ", absl::StrFormat("%+.6g", diff), " ", metric.substr(8));
-    if (r["claimed"].is_object()) {
+    absl::StrAppend(&v.measured, "; ", Signed(diff), " ", metric.substr(8));
+    // The claim's own difference only where its figures are in the counter's
+    // unit (a count of system calls; not megabytes against bytes).
+    if (r["claimed"].is_object() && r.value("claimed_in_counter_unit", false)) {
       absl::StrAppend(&v.measured, " (claimed ",
-                      absl::StrFormat("%+.6g", r["claimed"]["numerator"].get<double>() -
-                                                   r["claimed"]["denominator"].get<double>()),
+                      Signed(r["claimed"]["numerator"].get<double>() -
+                             r["claimed"]["denominator"].get<double>()),
                       ")");
     }
   }

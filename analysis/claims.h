@@ -16,7 +16,9 @@
 //              difference and stops short of the band; inconclusive when it
 //              straddles the band's edge or is wider than the claimed effect.
 //              With "metric": "counter:NAME" a user counter instead of time;
-//              a counter that is constant on both sides is exact.
+//              a counter that is constant on both sides is exact. A
+//              counter's difference is shown beside its ratio, and the
+//              claim's too with "claimed_in_counter_unit": true.
 //   absolute   a claimed time range against the median here (the least median
 //              of the matching rows): reproduced within `factor`,
 //              contradicted when slower here by more, inconclusive when

@@ -413,6 +413,8 @@ TEST(Rules, RatioOfACounter) {
   EXPECT_THAT(v.measured, HasSubstr("+15 syscalls"));
   EXPECT_THAT(v.measured, ::testing::Not(HasSubstr("claimed")));
   c.rule["claimed"] = {{"numerator", 21}, {"denominator", 5}};
+  EXPECT_THAT(Evaluate(c, {f})[0].measured, ::testing::Not(HasSubstr("claimed")));
+  c.rule["claimed_in_counter_unit"] = true;
   EXPECT_THAT(Evaluate(c, {f})[0].measured, HasSubstr("+15 syscalls (claimed +16)"));
   c.rule["metric"] = "counter:missing";
   EXPECT_EQ(Evaluate(c, {f})[0].word, "pending");

@@ -115,7 +115,8 @@ std::string Xml(absl::string_view s) {
 // that a Mermaid bar chart cannot show. `bars`: (x value, samples in µs).
 // Deterministic: the same input gives the same bytes.
 std::string SpreadSvg(const std::string& title,
-                      const std::vector<std::pair<std::string, std::vector<double>>>& bars) {
+                      const std::vector<std::pair<std::string, std::vector<double>>>& bars,
+                      const std::string& unit) {
   constexpr int kHeight = 380, kLeft = 70, kRight = 20, kTop = 40, kBottom = 60;
   // 720 wide, or wider where the labels (12 px, about 7 px a character) or
   // the title (14 px) would not fit.
@@ -161,8 +162,8 @@ std::string SpreadSvg(const std::string& title,
                         y_of(v) + 4, v));
   }
   absl::StrAppend(&out, absl::StrFormat("<text x=\"16\" y=\"%d\" transform=\"rotate(-90 16 %d)\" "
-                                        "text-anchor=\"middle\">µs</text>\n",
-                                        kTop + plot_h / 2, kTop + plot_h / 2));
+                                        "text-anchor=\"middle\">%s</text>\n",
+                                        kTop + plot_h / 2, kTop + plot_h / 2, Xml(unit)));
   const double slot = bars.empty() ? plot_w : static_cast<double>(plot_w) / bars.size();
   for (size_t i = 0; i < bars.size(); ++i) {
     const auto& [x, v] = bars[i];
@@ -171,9 +172,9 @@ std::string SpreadSvg(const std::string& title,
     absl::StrAppend(
         &out,
         absl::StrFormat("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                        "fill=\"#c9d4f0\"><title>%s: median %.4g µs, n = %d</title></rect>\n",
+                        "fill=\"#c9d4f0\"><title>%s: median %.4g %s, n = %d</title></rect>\n",
                         left, y_of(median), width, kTop + plot_h - y_of(median), Xml(x), median,
-                        static_cast<int>(v.size())),
+                        Xml(unit), static_cast<int>(v.size())),
         absl::StrFormat("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
                         "stroke=\"#1f3d99\" stroke-width=\"2\"/>\n",
                         left, left + width, y_of(median), y_of(median)));
@@ -218,7 +219,7 @@ std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::st
                    int* next, std::map<std::string, std::string>* files) {
   std::string out;
   for (const ChartSpec& spec : report.charts) {
-    // split value -> [(x value, samples in µs)] in file order.
+    // split value -> [(x value, samples in ns)] in file order.
     std::vector<std::string> splits;
     std::map<std::string, std::vector<std::pair<std::string, std::vector<double>>>> bars;
     std::map<std::string, std::vector<std::string>> others;  // per bar: OtherDims
@@ -231,10 +232,9 @@ std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::st
                               ? ""
                               : absl::StrCat(spec.split, ": ", s.parsed.dims.at(spec.split), " — ");
       if (!bars.count(split)) splits.push_back(split);
-      std::vector<double> us = s.samples_ns;
-      if (us.empty()) us.push_back(s.Median());
-      for (double& v : us) v /= 1e3;
-      bars[split].push_back({s.parsed.dims.at(spec.x), us});
+      std::vector<double> ns = s.samples_ns;
+      if (ns.empty()) ns.push_back(s.Median());
+      bars[split].push_back({s.parsed.dims.at(spec.x), ns});
       others[split].push_back(OtherDims(s.parsed, spec));
     }
     // Two bars with the same x would be told apart by nothing: add the values
@@ -249,18 +249,29 @@ std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::st
       }
     }
     for (const std::string& split : splits) {
+      // A unit per chart, the one that suits its bars (ns for a build of
+      // tens of ns, ms for a fork of a large parent), in ASCII for Mermaid.
+      std::vector<double> medians;
+      for (const auto& [x, v] : bars[split]) medians.push_back(Median(v));
+      const TimeUnit unit = UnitFor(medians);
+      const std::string ascii = unit.name == std::string("µs") ? "us" : unit.name;
+      std::vector<std::pair<std::string, std::vector<double>>> scaled = bars[split];
+      for (auto& [x, v] : scaled) {
+        for (double& y : v) y /= unit.ns;
+      }
       std::vector<std::string> xs, ys;
       double max = 0;
-      for (const auto& [x, v] : bars[split]) {
+      for (const auto& [x, v] : scaled) {
         const double y = Median(v);
         xs.push_back(absl::StrCat("\"", x, "\""));
-        ys.push_back(absl::StrFormat("%.1f", y));
+        ys.push_back(absl::StrFormat(y < 10 ? "%.2f" : "%.1f", y));
         max = std::max(max, y);
       }
-      const std::string title = absl::StrCat(split, spec.title, " (median, us)");
+      const std::string title = absl::StrCat(split, spec.title, " (median, ", ascii, ")");
       const std::string svg = absl::StrCat(stem, "-", (*next)++, ".svg");
       (*files)[svg] =
-          SpreadSvg(absl::StrCat(split, spec.title, " (each repetition, µs)"), bars[split]);
+          SpreadSvg(absl::StrCat(split, spec.title, " (each repetition, ", unit.name, ")"), scaled,
+                    unit.name);
       // Mermaid spreads the labels under the bars; long ones collide, so
       // such a chart is drawn with its bars across and the labels beside.
       size_t label_chars = 0;
@@ -268,8 +279,8 @@ std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::st
       const char* orientation = label_chars > 60 ? " horizontal" : "";
       absl::StrAppend(&out, "```mermaid\nxychart-beta", orientation, "\n    title \"", title,
                       "\"\n", "    x-axis [", absl::StrJoin(xs, ", "), "]\n",
-                      absl::StrFormat("    y-axis \"us\" 0 --> %g\n", AxisTop(max)), "    bar [",
-                      absl::StrJoin(ys, ", "), "]\n```\n\n",
+                      absl::StrFormat("    y-axis \"%s\" 0 --> %g\n", ascii, AxisTop(max)),
+                      "    bar [", absl::StrJoin(ys, ", "), "]\n```\n\n",
                       "The spread behind it, every repetition: [", svg, "](", svg, ")\n\n");
     }
   }
@@ -661,22 +672,29 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& all, const Repo
   // A chart per key row: its median on each kernel and host, from zero.
   absl::StrAppend(&out, "\n");
   for (const std::string& row : KeyRows(spec, base)) {
-    std::vector<std::string> xs, ys;
-    double max = 0;
+    std::vector<std::string> xs;
+    std::vector<double> medians;
     for (const ResultsFile* f : files) {
       const Series* s = f->Find(row);
       if (s == nullptr || !s->measured()) continue;
       xs.push_back(absl::StrCat("\"", f->kernel(), " on ", f->host(), "\""));
-      ys.push_back(absl::StrFormat("%.1f", s->Median() / 1e3));
-      max = std::max(max, s->Median() / 1e3);
+      medians.push_back(s->Median());
     }
     if (xs.size() < 2) continue;
+    const TimeUnit unit = UnitFor(medians);
+    const std::string ascii = unit.name == std::string("µs") ? "us" : unit.name;
+    std::vector<std::string> ys;
+    double max = 0;
+    for (double m : medians) {
+      ys.push_back(absl::StrFormat(m / unit.ns < 10 ? "%.2f" : "%.1f", m / unit.ns));
+      max = std::max(max, m / unit.ns);
+    }
     // The row's name above the chart: as a Mermaid title it would be cut off.
     absl::StrAppend(&out, "`", row, "`:\n\n```mermaid\nxychart-beta horizontal\n",
-                    "    title \"by kernel and host (median, us)\"\n    x-axis [",
+                    "    title \"by kernel and host (median, ", ascii, ")\"\n    x-axis [",
                     absl::StrJoin(xs, ", "), "]\n",
-                    absl::StrFormat("    y-axis \"us\" 0 --> %g\n", AxisTop(max)), "    bar [",
-                    absl::StrJoin(ys, ", "), "]\n```\n\n");
+                    absl::StrFormat("    y-axis \"%s\" 0 --> %g\n", ascii, AxisTop(max)),
+                    "    bar [", absl::StrJoin(ys, ", "), "]\n```\n\n");
   }
   return absl::StrCat(out, "\n");
 }

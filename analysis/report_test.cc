@@ -180,7 +180,8 @@ TEST(Report, CounterTablesShowMedianAndRange) {
   ResultsSet set;
   set.files.push_back(*f);
   absl::StatusOr<ReportSpec> spec = ParseReportSpec(
-      R"({"counters": [{"title": "T", "family": "op", "names": ["maps", "rate", "none", "p99_us", "ratio"]}]})",
+      R"({"counters": [{"title": "T", "family": "op", "names": ["maps", "rate", "none", "p99_us", "ratio"]}],)"
+      R"( "charts": [{"family": "op", "x": "kind", "title": "C"}]})",
       "x", "x/report.json");
   ASSERT_TRUE(spec.ok()) << spec.status();
   const std::string report = BuildReports(set, {}, {{"x", *spec}})["x.md"];
@@ -190,6 +191,9 @@ TEST(Report, CounterTablesShowMedianAndRange) {
                                 "|---|---:|---:|---:|---:|---:|\n"
                                 "| `op/kind:a` | 310 | 100 (1.23–54300) | — | 1.50 (1.19–2.51) | "
                                 "1.00 |\n"));
+  // A chart in the unit that suits its bars: 11 ns is not "0.0 us".
+  EXPECT_THAT(report, HasSubstr("title \"C (median, ns)\"\n    x-axis [\"a\"]\n    y-axis \"ns\" 0 "
+                                "--> 13\n    bar [11.0]"));
 }
 
 // A rerun right after a run, at the same clean revision, is compared with it
