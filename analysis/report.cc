@@ -319,37 +319,23 @@ bool CrossCheckAgrees(double bench_ratio, double crosscheck_ratio, double tolera
 
 namespace {
 
-std::string CrossCheck(const ResultsFile& bench, const CrossCheckSpec& spec,
-                       const std::vector<const ResultsFile*>& all) {
-  const ResultsFile* cross = nullptr;
-  for (const ResultsFile* f : all) {
-    if (f->experiment() == spec.experiment && f->kernel() == bench.kernel() &&
-        f->host() == bench.host() && f->quick() == bench.quick()) {
-      cross = f;
-    }
-  }
-  std::string out = "### Cross-check\n\n";
-  if (cross == nullptr) {
-    absl::StrAppend(&out, "No ", spec.experiment, " results for this kernel and host: run `",
-                    spec.command, "` right after the bench.\n\n");
-    return out;
-  }
-  absl::StrAppend(
-      &out, "The same ratios from `", cross->path.substr(cross->path.rfind('/') + 1),
-      "`: ", spec.description, ". They agree when the two ratios are within ±",
-      spec.tolerance * 100,
-      "% of each other, on the minima and on the medians. The cross-check's own statistic ",
-      "is shown too (the average over its spawns, or the minimum over its repetitions, as the ",
-      "tool reports). *n*: repetitions behind each bench figure / cross-check figure.\n\n",
+const ResultsFile* RerunOf(const ResultsFile& f, const std::vector<ResultsFile>& reruns,
+                           std::string* why);
+
+// The pairs of one bench run and one cross-check run: each ratio on minima
+// and medians, whether they agree, and a line counting agreements.
+std::string CrossCheckTable(const ResultsFile& bench, const ResultsFile& cross,
+                            const CrossCheckSpec& spec) {
+  std::string out =
       "| ratio | bench (min) | crosscheck (min) | agree | bench (median) | crosscheck (median) "
-      "| agree | crosscheck, its own statistic | n |\n",
-      "|---|---:|---:|---|---:|---:|---|---:|---:|\n");
+      "| agree | crosscheck, its own statistic | n |\n"
+      "|---|---:|---:|---|---:|---:|---|---:|---:|\n";
   int agree = 0, pairs = 0;
   for (const CrossCheckPair& r : spec.pairs) {
     const Series* bn = bench.Find(r.bench_numerator);
     const Series* bd = bench.Find(r.bench_denominator);
-    const Series* cn = cross->Find(r.cross_numerator);
-    const Series* cd = cross->Find(r.cross_denominator);
+    const Series* cn = cross.Find(r.cross_numerator);
+    const Series* cd = cross.Find(r.cross_denominator);
     if (!bn || !bd || !cn || !cd || !bn->measured() || !bd->measured() || !cn->measured() ||
         !cd->measured()) {
       absl::StrAppend(&out, "| ", r.what, " | rows missing | | | | | | | |\n");
@@ -372,6 +358,44 @@ std::string CrossCheck(const ResultsFile& bench, const CrossCheckSpec& spec,
   }
   absl::StrAppend(&out, "\n", agree, " of ", pairs, " comparisons agree within ±",
                   spec.tolerance * 100, "%.\n\n");
+  return out;
+}
+
+std::string CrossCheck(const ResultsFile& bench, const CrossCheckSpec& spec,
+                       const std::vector<const ResultsFile*>& all,
+                       const std::vector<ResultsFile>& reruns) {
+  const ResultsFile* cross = nullptr;
+  for (const ResultsFile* f : all) {
+    if (f->experiment() == spec.experiment && f->kernel() == bench.kernel() &&
+        f->host() == bench.host() && f->quick() == bench.quick()) {
+      cross = f;
+    }
+  }
+  std::string out = "### Cross-check\n\n";
+  if (cross == nullptr) {
+    absl::StrAppend(&out, "No ", spec.experiment, " results for this kernel and host: run `",
+                    spec.command, "` right after the bench.\n\n");
+    return out;
+  }
+  absl::StrAppend(
+      &out, "The same ratios from `", cross->path.substr(cross->path.rfind('/') + 1),
+      "`: ", spec.description, ". They agree when the two ratios are within ±",
+      spec.tolerance * 100,
+      "% of each other, on the minima and on the medians. The cross-check's own statistic ",
+      "is shown too (the average over its spawns, or the minimum over its repetitions, as the ",
+      "tool reports). *n*: repetitions behind each bench figure / cross-check figure.\n\n",
+      CrossCheckTable(bench, *cross, spec));
+  // The two runs made right after (the suite's --self_check): the same
+  // comparison, so that agreement is shown twice, not once by luck.
+  std::string why;
+  const ResultsFile* bench_rerun = RerunOf(bench, reruns, &why);
+  const ResultsFile* cross_rerun = RerunOf(*cross, reruns, &why);
+  if (bench_rerun != nullptr && cross_rerun != nullptr) {
+    absl::StrAppend(&out, "The same comparison for the two runs made right after these (`",
+                    bench_rerun->path.substr(bench_rerun->path.rfind('/') + 1), "` against `",
+                    cross_rerun->path.substr(cross_rerun->path.rfind('/') + 1), "`):\n\n",
+                    CrossCheckTable(*bench_rerun, *cross_rerun, spec));
+  }
   return out;
 }
 
@@ -793,7 +817,7 @@ std::string ExperimentReport(const std::string& experiment, const ReportSpec& sp
     }
     absl::StrAppend(&out, RunConditions(*f), HarnessOverhead(*f, spec.harness_overhead),
                     KeyRatioTable(*f, spec), Charts(*f, spec, experiment, &next_svg, svgs));
-    if (spec.has_cross_check) absl::StrAppend(&out, CrossCheck(*f, spec.cross_check, all));
+    if (spec.has_cross_check) absl::StrAppend(&out, CrossCheck(*f, spec.cross_check, all, reruns));
     if (!f->quick()) absl::StrAppend(&out, ReproducibilitySection(*f, reruns));
     absl::StrAppend(&out, CounterTables(*f, spec));
     absl::StrAppend(&out, RowsTable(*f), "\n", Environment(*f));
