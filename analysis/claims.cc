@@ -168,6 +168,13 @@ const Series* One(const ResultsFile& file, const std::string& pattern, Verdict* 
   return found[0];
 }
 
+// A counter's value: whole numbers as they are (670496 bytes), others to four
+// significant figures (1306.61 us is "1307", 0.573 stays).
+std::string Count(double x) {
+  if (x == std::floor(x) || std::fabs(x) >= 1000) return absl::StrFormat("%.0f", x);
+  return absl::StrFormat("%.4g", x);
+}
+
 // A signed difference to three significant figures, without an exponent
 // (-2209 is "-2209", 14.7 "+14.7").
 std::string Signed(double x) {
@@ -304,7 +311,7 @@ Verdict EvaluateRatio(const nlohmann::json& r, const ResultsFile& file) {
     return v;
   }
   const double measured = Median(a) / Median(b);
-  auto show = [&](double x) { return of_time ? FormatNanos(x) : absl::StrFormat("%.6g", x); };
+  auto show = [&](double x) { return of_time ? FormatNanos(x) : Count(x); };
   const bool exact = Constant(a) && Constant(b);
   const double p = exact ? std::numeric_limits<double>::quiet_NaN() : MannWhitneyU(a, b);
   v.measured = absl::StrCat(Ratio(measured), " (", show(Median(a)), " / ", show(Median(b)),
