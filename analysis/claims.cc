@@ -64,6 +64,18 @@ absl::Status NeedClaimedRatio(const nlohmann::json& rule, absl::string_view wher
   return NeedNumber(rule, "claimed", where);
 }
 
+// "metric", where given: "time" or "counter:NAME".
+absl::Status CheckMetric(const nlohmann::json& rule, absl::string_view where) {
+  if (rule.contains("metric") &&
+      (!rule["metric"].is_string() ||
+       (rule["metric"] != "time" &&
+        !absl::StartsWith(rule["metric"].get<std::string>(), "counter:")))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": 'metric' is \"time\" or \"counter:NAME\""));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckRule(const Claim& c, absl::string_view where) {
   const nlohmann::json& r = c.rule;
   if (!r.is_object() || !r.contains("kind") || !r["kind"].is_string()) {
@@ -74,24 +86,14 @@ absl::Status CheckRule(const Claim& c, absl::string_view where) {
   if (kind == "ratio") {
     checks = {NeedRegex(r, "numerator", where), NeedRegex(r, "denominator", where),
               NeedClaimedRatio(r, where), NeedNumber(r, "tolerance", where)};
-    if (r.contains("metric") && (!r["metric"].is_string() ||
-                                 (r["metric"] != "time" &&
-                                  !absl::StartsWith(r["metric"].get<std::string>(), "counter:")))) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": 'metric' is \"time\" or \"counter:NAME\""));
-    }
+    if (absl::Status m = CheckMetric(r, where); !m.ok()) return m;
   } else if (kind == "absolute") {
     checks = {NeedRegex(r, "rows", where), NeedNumber(r, "claimed_low_ns", where),
               NeedNumber(r, "claimed_high_ns", where), NeedNumber(r, "factor", where),
               NeedNumber(r, "implausible_factor", where)};
   } else if (kind == "direction") {
     checks = {NeedRegex(r, "faster", where), NeedRegex(r, "slower", where)};
-    if (r.contains("metric") && (!r["metric"].is_string() ||
-                                 (r["metric"] != "time" &&
-                                  !absl::StartsWith(r["metric"].get<std::string>(), "counter:")))) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": 'metric' is \"time\" or \"counter:NAME\""));
-    }
+    if (absl::Status m = CheckMetric(r, where); !m.ok()) return m;
   } else if (kind == "difference") {
     checks = {NeedRegex(r, "minuend", where), NeedRegex(r, "subtrahend", where),
               NeedNumber(r, "claimed_ns", where), NeedNumber(r, "factor", where)};
@@ -206,6 +208,17 @@ std::string TooFew(const std::vector<double>& a, const std::vector<double>& b) {
 
 // Makes `v` pending with the reason, and says so, when two samples are too
 // few to decide anything.
+// Pending when either side has no repetitions of `metric` (an aggregate row
+// has no spread; a counter a row does not write), or the denominator's
+// median is 0.
+bool PendingIfNoSamples(const std::vector<double>& a, const std::vector<double>& b,
+                        const std::string& metric, Verdict* v) {
+  if (!a.empty() && !b.empty() && Median(b) != 0) return false;
+  v->word = "pending";
+  v->reason = absl::StrCat("the rows have no repetitions of ", metric);
+  return true;
+}
+
 bool PendingIfTooFew(const std::vector<double>& a, const std::vector<double>& b, Verdict* v) {
   std::string few = TooFew(a, b);
   if (few.empty()) return false;
@@ -305,11 +318,7 @@ Verdict EvaluateRatio(const nlohmann::json& r, const ResultsFile& file) {
   const bool of_time = metric == "time";
   // Only repetitions decide: a median alone (an aggregate row) has no spread.
   const std::vector<double> a = num->Samples(metric), b = den->Samples(metric);
-  if (a.empty() || b.empty() || Median(b) == 0) {
-    v.word = "pending";
-    v.reason = absl::StrCat("the rows have no repetitions of ", metric);
-    return v;
-  }
+  if (PendingIfNoSamples(a, b, metric, &v)) return v;
   const double measured = Median(a) / Median(b);
   auto show = [&](double x) { return of_time ? FormatNanos(x) : Count(x); };
   const bool exact = Constant(a) && Constant(b);
@@ -417,11 +426,7 @@ Verdict EvaluateDirection(const nlohmann::json& r, const ResultsFile& file) {
   const std::string metric = r.value("metric", "time");
   const bool of_time = metric == "time";
   const std::vector<double> a = slow->Samples(metric), b = fast->Samples(metric);
-  if (a.empty() || b.empty() || Median(b) == 0) {
-    v.word = "pending";
-    v.reason = absl::StrCat("the rows have no repetitions of ", metric);
-    return v;
-  }
+  if (PendingIfNoSamples(a, b, metric, &v)) return v;
   v.rows = absl::StrCat(
       "`", slow->name, "` / `", fast->name, "` (claimed ",
       of_time ? "slower / faster" : absl::StrCat("larger / smaller ", metric.substr(8)), ")");
