@@ -24,7 +24,11 @@
 //              contradicted when slower here by more, inconclusive when
 //              faster here by more (a slower machine would explain it), and
 //              implausible when the claim is more than `implausible_factor`
-//              below the least minimum of any matching row.
+//              below the least minimum of any matching row. With
+//              "null_syscall_row" (this machine's null system call, a row of
+//              the same file) a syscall-bound claim is also put in that
+//              unit: how many null calls the operation costs here, and what
+//              null call the claimed time would imply.
 //   direction  `faster` should be faster than `slower` (no figure claimed):
 //              reproduced if the interval of slower/faster lies above 1,
 //              contradicted if below, or if it rules out any difference larger

@@ -503,6 +503,26 @@ TEST(CheckClaimRows, NamesEveryPatternThatPicksTheWrongNumberOfRows) {
   EXPECT_THAT(CheckClaimRows(claims, "x", {}), ::testing::SizeIs(3));  // and the value's rows
 }
 
+// A syscall-bound claim in this machine's unit: 5 µs is 5 null system calls
+// of 1 µs, so a claimed 100 ns implies a null system call of 20 ns.
+TEST(Rules, AbsoluteInNullSystemCalls) {
+  Claim c;
+  c.id = "T-5";
+  c.experiment = "x";
+  c.rule = {{"kind", "absolute"},
+            {"rows", "a/op:pipe"},
+            {"claimed_low_ns", 100},
+            {"claimed_high_ns", 100},
+            {"factor", 3},
+            {"implausible_factor", 10},
+            {"null_syscall_row", "a/op:null"}};
+  ResultsFile f = Synthetic({{"a/op:pipe", {5000, 5000, 5000}}, {"a/op:null", {1000, 1000, 1000}}});
+  const Verdict v = Evaluate(c, {f})[0];
+  EXPECT_EQ(v.word, "implausible");
+  EXPECT_THAT(v.measured, HasSubstr("5.0 null system calls of this machine (`a/op:null`, 1 µs)"));
+  EXPECT_THAT(v.reason, HasSubstr("a null system call would take 20 ns"));
+}
+
 TEST(ParseClaims, RejectsBadRules) {
   const char* bad[] = {
       R"({"claims": [{"id": "X", "source": "s", "claim": "c", "conditions": "d", "experiment": "e",
