@@ -252,6 +252,26 @@ TEST(Report, ARerunRightAfterShowsHowFarTwoRunsAgree) {
 
 // A key ratio is judged on the ratio taken within each round, not on the
 // ratio of two medians that came from different rounds.
+// One repetition of a row, in Google Benchmark's JSON layout (time in ns).
+std::string IterationRow(const std::string& name, int k, int repetitions, double ns) {
+  return absl::Substitute(R"({"name": "$0", "run_name": "$0", "run_type": "iteration", )"
+                          R"("repetitions": $1, "repetition_index": $2, "real_time": $3, )"
+                          R"("time_unit": "ns"})",
+                          name, repetitions, k, ns);
+}
+
+// A results set of one file of experiment "x" holding `rows` (comma-joined
+// IterationRow()s).
+absl::StatusOr<ResultsSet> OneFile(const std::string& rows) {
+  absl::StatusOr<ResultsFile> f = ParseResults(
+      absl::StrCat(R"({"context": {"spawnlab.experiment": "x"}, "benchmarks": [)", rows, "]}"),
+      "results/k/x.json");
+  if (!f.ok()) return f.status();
+  ResultsSet set;
+  set.files.push_back(*std::move(f));
+  return set;
+}
+
 TEST(Report, KeyRatiosArePairedWithinRounds) {
   const double a[] = {10, 20, 20, 20, 10};  // the baseline, round by round
   const double b[] = {30, 40, 40, 20, 30};  // within rounds: 3, 2, 2, 1, 3 times a
@@ -259,25 +279,17 @@ TEST(Report, KeyRatiosArePairedWithinRounds) {
   for (int k = 0; k < 5; ++k) {
     for (const auto& [name, t] : {std::pair<const char*, double>{"s/v:a", a[k]},
                                   std::pair<const char*, double>{"s/v:b", b[k]}}) {
-      absl::StrAppend(&rows, rows.empty() ? "" : ",",
-                      absl::Substitute(R"({"name": "$0", "run_name": "$0", "run_type": )"
-                                       R"("iteration", "repetitions": 5, "repetition_index": $1,)"
-                                       R"( "real_time": $2, "time_unit": "ns"})",
-                                       name, k, t));
+      absl::StrAppend(&rows, rows.empty() ? "" : ",", IterationRow(name, k, 5, t));
     }
   }
-  absl::StatusOr<ResultsFile> f = ParseResults(
-      absl::StrCat(R"({"context": {"spawnlab.experiment": "x"}, "benchmarks": [)", rows, "]}"),
-      "results/k/x.json");
-  ASSERT_TRUE(f.ok()) << f.status();
-  ResultsSet set;
-  set.files.push_back(*f);
+  absl::StatusOr<ResultsSet> set = OneFile(rows);
+  ASSERT_TRUE(set.ok()) << set.status();
   absl::StatusOr<ReportSpec> spec = ParseReportSpec(
       R"({"key_ratios": [{"what": "b under 1.9 a", "numerator": "s/v:b", "denominators": ["s/v:a"],)"
       R"( "bound": 1.9}]})",
       "x", "x/report.json");
   ASSERT_TRUE(spec.ok()) << spec.status();
-  const std::string report = BuildReports(set, {}, {{"x", *spec}})["x.md"];
+  const std::string report = BuildReports(*set, {}, {{"x", *spec}})["x.md"];
   // Paired: median 2 over the rounds; of medians: 30 / 20 = 1.5, which would pass.
   EXPECT_THAT(report,
               HasSubstr("| b under 1.9 a | `s/v:a` | 2.000 [1.000, 3.000] | 1.500 (+50.0%) |"));
@@ -387,17 +399,11 @@ TEST(Report, TheLedgerShowsAMeasurementOnce) {
   for (int k = 0; k < 9; ++k) {
     for (const auto& [name, t] :
          {std::pair<const char*, double>{"op/kind:slow", 200}, {"op/kind:fast", 100}}) {
-      absl::StrAppend(&rows, rows.empty() ? "" : ",", R"({"name": ")", name, R"(", "run_name": ")",
-                      name, R"(", "run_type": "iteration", "repetitions": 9, "repetition_index": )",
-                      k, R"(, "real_time": )", t + k, R"(, "time_unit": "ns"})");
+      absl::StrAppend(&rows, rows.empty() ? "" : ",", IterationRow(name, k, 9, t + k));
     }
   }
-  absl::StatusOr<ResultsFile> f = ParseResults(
-      absl::StrCat(R"({"context": {"spawnlab.experiment": "x"}, "benchmarks": [)", rows, "]}"),
-      "results/k/x.json");
-  ASSERT_TRUE(f.ok()) << f.status();
-  ResultsSet set;
-  set.files.push_back(*f);
+  absl::StatusOr<ResultsSet> set = OneFile(rows);
+  ASSERT_TRUE(set.ok()) << set.status();
   std::vector<Claim> claims;
   for (const auto& [id, claimed] : {std::pair<const char*, double>{"A-1", 2.0}, {"B-1", 9.0}}) {
     Claim c;
@@ -414,7 +420,7 @@ TEST(Report, TheLedgerShowsAMeasurementOnce) {
     c.size_differs = "a reason of its own";
     claims.push_back(c);
   }
-  const std::string ledger = BuildReports(set, claims, {})["claims.md"];
+  const std::string ledger = BuildReports(*set, claims, {})["claims.md"];
   EXPECT_THAT(ledger, HasSubstr("| A-1 | s | c | d | `op/kind:slow` / `op/kind:fast` |"));
   EXPECT_THAT(ledger, HasSubstr("| B-1 | s | c | d | as A-1 | the same measurement as A-1 | "
                                 "**direction-only** |"));
