@@ -40,6 +40,27 @@ extern char** environ;
 #endif
 
 namespace spawnlab {
+
+struct Child::PendingExecReport {
+  UniqueFd pipe;  // read end; the child writes {stage, errno} if its exec fails
+  SpawnMethod method;
+  std::string path;
+  std::string working_dir;
+};
+
+struct ChildAccess {
+  using Report = std::unique_ptr<Child::PendingExecReport>;
+  // Made before the fork: what the parent writes between the fork and the
+  // child's exec it must copy first (copy-on-write), and the heap is not
+  // worth a page fault inside the spawn.
+  static Report NewExecReport(UniqueFd pipe, SpawnMethod method, absl::string_view path,
+                              absl::string_view working_dir) {
+    return Report(new Child::PendingExecReport{std::move(pipe), method, std::string(path),
+                                               std::string(working_dir)});
+  }
+  static void Attach(Child& child, Report report) { child.exec_report_ = std::move(report); }
+};
+
 namespace {
 
 constexpr std::array<SpawnMethod, 6> kAllMethods = {
@@ -111,7 +132,8 @@ __attribute__((no_sanitize("address"))) bool Kept(const ExecArgs* args, int fd) 
 // close_other_fds without CLOSE_RANGE_CLOEXEC (before Linux 5.11): close
 // every descriptor not kept, walking /proc/self/fd (getdents64 into the stack:
 // nothing allocated), or, without /proc, trying each up to RLIMIT_NOFILE.
-__attribute__((no_sanitize("address"))) void CloseOthersByHand(const ExecArgs* args) {
+// Not inlined, for the reason ReadSignalDispositions gives.
+__attribute__((no_sanitize("address"), noinline)) void CloseOthersByHand(const ExecArgs* args) {
   int dir = close_others_way == CloseOthersWay::kEveryDescriptor
                 ? -1
                 : static_cast<int>(syscall(SYS_openat, AT_FDCWD, "/proc/self/fd",
@@ -143,9 +165,12 @@ __attribute__((no_sanitize("address"))) void CloseOthersByHand(const ExecArgs* a
 
 // The SigCgt (a handler is installed) and SigIgn masks of /proc/self/status,
 // bit n-1 for signal n; false if they cannot be read. Safe in a vfork child:
-// raw system calls into a stack buffer, nothing allocated.
-__attribute__((no_sanitize("address"))) bool ReadSignalDispositions(uint64_t* caught,
-                                                                    uint64_t* ignored) {
+// raw system calls into a stack buffer, nothing allocated. Not inlined: its
+// 4 KiB buffer would widen PrepareAndExec's frame by a stack page, and a fork
+// child pays a copy-on-write fault for each page it writes before its exec
+// (some 20 us each on this project's VM), even when this never runs.
+__attribute__((no_sanitize("address"), noinline)) bool ReadSignalDispositions(uint64_t* caught,
+                                                                              uint64_t* ignored) {
   int fd =
       static_cast<int>(syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC));
   if (fd < 0) return false;
@@ -285,30 +310,37 @@ SPAWNLAB_WRAPPER pid_t WaitPidRetrying(pid_t pid, int* status, int options) {
   return r;
 }
 
+// The error for a child that failed at `stage` (before or at its exec) with
+// `err`, naming what failed.
+absl::Status ExecFailure(int err, int stage, SpawnMethod method, absl::string_view path,
+                         absl::string_view working_dir) {
+  std::string what;
+  switch (stage) {
+    case kStageChdir:
+      what = absl::StrCat("chdir ", working_dir, " for ", path);
+      break;
+    case kStageDup2:
+      what = absl::StrCat("dup2 in the child of ", path);
+      break;
+    case kStageSetpgid:
+      what = absl::StrCat("setpgid in the child of ", path);
+      break;
+    case kStageCgroup:
+      what = absl::StrCat("moving the child of ", path, " into its cgroup (cgroup.procs)");
+      break;
+    default:
+      what = absl::StrCat("exec ", path);
+  }
+  return absl::ErrnoToStatus(err, absl::StrCat(what, " (", SpawnMethodName(method), ")"));
+}
+
 // Reaps a child that failed before or at its exec, and turns the errno into
 // the error, naming what failed.
 absl::Status ChildFailed(pid_t pid, int err, int stage, SpawnMethod method, const ExecSpec& spec,
                          const SpawnOptions& options) {
   int status;
   WaitPidRetrying(pid, &status, 0);
-  std::string what;
-  switch (stage) {
-    case kStageChdir:
-      what = absl::StrCat("chdir ", options.working_dir, " for ", spec.path());
-      break;
-    case kStageDup2:
-      what = absl::StrCat("dup2 in the child of ", spec.path());
-      break;
-    case kStageSetpgid:
-      what = absl::StrCat("setpgid in the child of ", spec.path());
-      break;
-    case kStageCgroup:
-      what = absl::StrCat("moving the child of ", spec.path(), " into its cgroup (cgroup.procs)");
-      break;
-    default:
-      what = absl::StrCat("exec ", spec.path());
-  }
-  return absl::ErrnoToStatus(err, absl::StrCat(what, " (", SpawnMethodName(method), ")"));
+  return ExecFailure(err, stage, method, spec.path(), options.working_dir);
 }
 
 // The spawn call itself failed (no child): the errno, naming the method and
@@ -448,6 +480,11 @@ SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method, co
   // The child's memory is its own: a handler running there cannot hurt the
   // parent, so resetting them needs no blocked window.
   args.reset_handlers_in_child = options.reset_signal_handlers;
+  ChildAccess::Report deferred_report;
+  if (options.exec_errors == ExecErrors::kAtWait) {
+    deferred_report =
+        ChildAccess::NewExecReport(std::move(read_end), method, spec.path(), options.working_dir);
+  }
   pid_t pid = -1;
   int pidfd = -1;
   int saved_errno = 0;
@@ -475,6 +512,11 @@ SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method, co
   if (pid < 0) return SpawnFailed(saved_errno, method, spec, options);
   UniqueFd owned_pidfd(pidfd);
   write_end.reset();
+  if (deferred_report != nullptr) {
+    Child child(pid, std::move(owned_pidfd));
+    ChildAccess::Attach(child, std::move(deferred_report));
+    return child;
+  }
   int report[2] = {0, 0};  // stage, errno
   ssize_t n;
   do {
@@ -663,14 +705,19 @@ const char* ExecSpec::path() const { return data_->path.c_str(); }
 char* const* ExecSpec::argv() const { return data_->argv_ptrs.data(); }
 char* const* ExecSpec::envp() const { return data_->has_env ? data_->env_ptrs.data() : environ; }
 
+Child::Child(pid_t pid, UniqueFd pidfd) : pid_(pid), pidfd_(std::move(pidfd)) {}
+
 Child::Child(Child&& other) noexcept
-    : pid_(std::exchange(other.pid_, -1)), pidfd_(std::move(other.pidfd_)) {}
+    : pid_(std::exchange(other.pid_, -1)),
+      pidfd_(std::move(other.pidfd_)),
+      exec_report_(std::move(other.exec_report_)) {}
 
 Child& Child::operator=(Child&& other) noexcept {
   if (this != &other) {
     KillAndReap();
     pid_ = std::exchange(other.pid_, -1);
     pidfd_ = std::move(other.pidfd_);
+    exec_report_ = std::move(other.exec_report_);
   }
   return *this;
 }
@@ -696,6 +743,23 @@ void Child::KillAndReap() {
   WaitPidRetrying(pid_, &status, 0);
   pid_ = -1;
   pidfd_.reset();
+  exec_report_.reset();
+}
+
+absl::StatusOr<ExitStatus> Child::Reaped(int status) {
+  pid_ = -1;
+  pidfd_.reset();
+  if (exec_report_ == nullptr) return ExitStatus(status);
+  std::unique_ptr<PendingExecReport> report = std::move(exec_report_);
+  // The child is gone, and with it every write end: the read cannot block.
+  int stage_and_errno[2];
+  ssize_t n;
+  do {
+    n = read(report->pipe.get(), stage_and_errno, sizeof(stage_and_errno));
+  } while (n < 0 && errno == EINTR);
+  if (n != sizeof(stage_and_errno)) return ExitStatus(status);
+  return ExecFailure(stage_and_errno[1], stage_and_errno[0], report->method, report->path,
+                     report->working_dir);
 }
 
 absl::StatusOr<ExitStatus> Child::Wait() {
@@ -708,9 +772,7 @@ absl::StatusOr<ExitStatus> Child::Wait() {
     const pid_t pid = err == ECHILD ? Release() : pid_;
     return absl::ErrnoToStatus(err, absl::StrCat("waitpid ", pid));
   }
-  pid_ = -1;
-  pidfd_.reset();
-  return ExitStatus(status);
+  return Reaped(status);
 }
 
 absl::StatusOr<ExitStatus> Child::WaitFor(absl::Duration timeout) {
@@ -733,11 +795,7 @@ absl::StatusOr<ExitStatus> Child::WaitFor(absl::Duration timeout) {
       const pid_t pid = err == ECHILD ? Release() : pid_;  // as in Wait
       return absl::ErrnoToStatus(err, absl::StrCat("waitpid ", pid));
     }
-    if (r == pid_) {
-      pid_ = -1;
-      pidfd_.reset();
-      return ExitStatus(status);
-    }
+    if (r == pid_) return Reaped(status);
     const int64_t left_ns = forever ? INT64_MAX : deadline - MonotonicNanos();
     if (left_ns <= 0) {
       return absl::DeadlineExceededError(
@@ -759,6 +817,7 @@ absl::StatusOr<ExitStatus> Child::WaitFor(absl::Duration timeout) {
 
 pid_t Child::Release() {
   pidfd_.reset();
+  exec_report_.reset();
   return std::exchange(pid_, -1);
 }
 

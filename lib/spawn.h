@@ -100,11 +100,27 @@ class ExecSpec {
   std::shared_ptr<const Data> data_;
 };
 
+// When a fork or clone3-cow child's failed exec is reported (SpawnOptions).
+// Methods that share the parent's memory (vfork, clone, clone3) and
+// posix_spawn know at once, and always report it from Spawn.
+enum class ExecErrors {
+  // Spawn blocks on a close-on-exec pipe until the child has exec'd or
+  // written why it could not, as Python's subprocess and Go's os/exec do. The
+  // price: the parent is woken in the middle of the child's exec (the pipe
+  // closes there), two context switches inside the spawn.
+  kAtSpawn,
+  // Spawn returns once the child exists, and Wait or WaitFor reports the
+  // failed exec (after reaping the child) with the same error kAtSpawn would
+  // have given. No wake-up during the exec: the bare fork+exec that
+  // spawnbench and lmbench time. The pipe's read end stays open until then.
+  kAtWait,
+};
+
 // A started child process. Move-only. Destroying a Child that has not been
 // reaped sends it SIGKILL and reaps it.
 class Child {
  public:
-  Child(pid_t pid, UniqueFd pidfd) : pid_(pid), pidfd_(std::move(pidfd)) {}
+  Child(pid_t pid, UniqueFd pidfd);
   Child(Child&& other) noexcept;
   Child& operator=(Child&& other) noexcept;
   Child(const Child&) = delete;
@@ -116,7 +132,8 @@ class Child {
   int pidfd() const { return pidfd_.get(); }
   bool reaped() const { return pid_ <= 0; }
 
-  // Blocks until the child ends and reaps it.
+  // Blocks until the child ends and reaps it. With ExecErrors::kAtWait, a
+  // failed exec is the error here.
   absl::StatusOr<ExitStatus> Wait();
   // As Wait, but gives up after `timeout` with DeadlineExceeded (the child is
   // left running; destroying the Child kills it).
@@ -130,16 +147,22 @@ class Child {
   // reaped: until then its pid, and so the group id, cannot be reused).
   absl::Status KillGroup(int signal);
   // Gives the child up without killing or reaping it, for a caller that reaps
-  // it (or has reaped it) itself; returns its pid.
+  // it (or has reaped it) itself; returns its pid. A pending kAtWait exec
+  // report is dropped.
   pid_t Release();
   // Hands the pidfd over (invalid if there was none); the Child keeps the pid.
   UniqueFd TakePidfd() { return std::move(pidfd_); }
 
  private:
+  friend struct ChildAccess;  // spawn.cc: Spawn attaches a kAtWait report
+  struct PendingExecReport;   // ExecErrors::kAtWait: the pipe, and what to name
   void KillAndReap();
+  // After the child is reaped: its exit status, or the failed exec it reported.
+  absl::StatusOr<ExitStatus> Reaped(int status);
 
   pid_t pid_;
   UniqueFd pidfd_;
+  std::unique_ptr<PendingExecReport> exec_report_;
 };
 
 // What the child does between its birth and the exec, whatever the method.
@@ -174,6 +197,9 @@ struct SpawnOptions {
   // clone3 and clone3-cow make a pidfd for the child (CLONE_PIDFD); false
   // saves creating and closing it when nothing will poll it.
   bool want_pidfd = true;
+  // When fork and clone3-cow report a failed exec (see ExecErrors). The
+  // benches time kAtWait, the primitive; kAtSpawn costs a wake-up more.
+  ExecErrors exec_errors = ExecErrors::kAtSpawn;
   // If >= 0, an O_DIRECTORY descriptor of a cgroup v2 directory: the child
   // runs its program in that cgroup. clone3 and clone3-cow create it there
   // (CLONE_INTO_CGROUP, Linux 5.7); fork, vfork and clone have the child write
@@ -198,7 +224,8 @@ int PollTimeoutMs(int64_t nanos);
 // Starts `spec` by `method`. Returns once the child has exec'd (all methods
 // report an exec failure as an error, having reaped the failed child): a
 // missing program is NotFound, a non-executable one PermissionDenied, a
-// missing working directory NotFound naming it.
+// missing working directory NotFound naming it. Fork and clone3-cow with
+// ExecErrors::kAtWait return once the child exists, and Wait reports these.
 absl::StatusOr<Child> Spawn(SpawnMethod method, const ExecSpec& spec,
                             const SpawnOptions& options = {});
 

@@ -263,6 +263,65 @@ TEST_P(SpawnTest, MissingWorkingDirectoryIsNotFoundNamingIt) {
   EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
 }
 
+// ExecErrors::kAtWait: fork and clone3-cow return before the exec, and the
+// same error comes from Wait; the other methods know at once and still fail
+// the Spawn. Either way the child is reaped and the report pipe closed.
+absl::Status SpawnAndWait(SpawnMethod method, const ExecSpec& spec, SpawnOptions options,
+                          bool wait_for) {
+  options.exec_errors = ExecErrors::kAtWait;
+  absl::StatusOr<Child> child = Spawn(method, spec, options);
+  const bool deferred = method == SpawnMethod::kFork || method == SpawnMethod::kClone3Cow;
+  if (!child.ok()) {
+    if (deferred)
+      return absl::InternalError(absl::StrCat("Spawn failed: ", child.status().ToString()));
+    return child.status();
+  }
+  absl::StatusOr<ExitStatus> status = wait_for ? child->WaitFor(absl::Seconds(60)) : child->Wait();
+  if (!child->reaped()) return absl::InternalError("the child was not reaped");
+  if (!status.ok()) return status.status();
+  return status->success() ? absl::OkStatus() : absl::UnknownError(status->ToString());
+}
+
+TEST_P(SpawnTest, ExecErrorsAtWaitReportTheFailedExecFromWait) {
+  const std::string missing = TempPath("no-such-program");
+  for (bool wait_for : {false, true}) {
+    absl::Status s = SpawnAndWait(GetParam(), ExecSpec(missing, {missing}), {}, wait_for);
+    EXPECT_EQ(s.code(), absl::StatusCode::kNotFound) << s;
+    EXPECT_THAT(s.message(), HasSubstr(missing));
+    EXPECT_THAT(s.message(), HasSubstr(SpawnMethodName(GetParam())));
+    SpawnOptions in_missing_dir;
+    in_missing_dir.working_dir = TempPath("no-such-dir");
+    s = SpawnAndWait(GetParam(), ExecSpec("/bin/true", {"true"}), in_missing_dir, wait_for);
+    EXPECT_EQ(s.code(), absl::StatusCode::kNotFound) << s;
+    EXPECT_THAT(s.message(), HasSubstr("chdir"));
+    EXPECT_THAT(s.message(), HasSubstr("no-such-dir"));
+  }
+  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+}
+
+TEST_P(SpawnTest, ExecErrorsAtWaitLeaveASuccessfulChildsStatusAlone) {
+  EXPECT_TRUE(SpawnAndWait(GetParam(), ExecSpec("/bin/true", {"true"}), {}, false).ok());
+  absl::Status s = SpawnAndWait(GetParam(), ExecSpec("/bin/false", {"false"}), {}, true);
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnknown)
+      << s;  // exit 1 is the program's, not an exec error
+  // A child dropped before its Wait, or released, takes its report pipe with it.
+  for (bool release : {false, true}) {
+    SpawnOptions options;
+    options.exec_errors = ExecErrors::kAtWait;
+    absl::StatusOr<Child> child =
+        Spawn(GetParam(), ExecSpec("/bin/sleep", {"sleep", "600"}), options);
+    ASSERT_TRUE(child.ok()) << child.status();
+    if (release) {
+      const pid_t pid = child->pid();
+      ASSERT_EQ(child->Release(), pid);
+      ASSERT_EQ(kill(pid, SIGKILL), 0);
+      int status;
+      ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    }
+  }
+  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+}
+
 TEST_P(SpawnTest, ExecsADescriptor) {
   absl::StatusOr<std::string> path = Runfile("lib/children/minimal_child");
   ASSERT_TRUE(path.ok());
