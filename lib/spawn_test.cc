@@ -271,11 +271,10 @@ absl::Status SpawnAndWait(SpawnMethod method, const ExecSpec& spec, SpawnOptions
   options.exec_errors = ExecErrors::kAtWait;
   absl::StatusOr<Child> child = Spawn(method, spec, options);
   const bool deferred = method == SpawnMethod::kFork || method == SpawnMethod::kClone3Cow;
-  if (!child.ok()) {
-    if (deferred)
-      return absl::InternalError(absl::StrCat("Spawn failed: ", child.status().ToString()));
-    return child.status();
+  if (!child.ok() && deferred) {
+    return absl::InternalError(absl::StrCat("Spawn failed: ", child.status().ToString()));
   }
+  if (!child.ok()) return child.status();
   absl::StatusOr<ExitStatus> status = wait_for ? child->WaitFor(absl::Seconds(60)) : child->Wait();
   if (!child->reaped()) return absl::InternalError("the child was not reaped");
   if (!status.ok()) return status.status();
@@ -302,8 +301,8 @@ TEST_P(SpawnTest, ExecErrorsAtWaitReportTheFailedExecFromWait) {
 TEST_P(SpawnTest, ExecErrorsAtWaitLeaveASuccessfulChildsStatusAlone) {
   EXPECT_TRUE(SpawnAndWait(GetParam(), ExecSpec("/bin/true", {"true"}), {}, false).ok());
   absl::Status s = SpawnAndWait(GetParam(), ExecSpec("/bin/false", {"false"}), {}, true);
-  EXPECT_EQ(s.code(), absl::StatusCode::kUnknown)
-      << s;  // exit 1 is the program's, not an exec error
+  // Exit 1 is the program's, not an exec error.
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnknown) << s;
   // A child dropped before its Wait, or released, takes its report pipe with it.
   for (bool release : {false, true}) {
     SpawnOptions options;
