@@ -1,5 +1,6 @@
 // ballast_test.cc: ballast maps what was asked, is resident exactly when
-// touched (checked page by page with mincore), and is unmapped when destroyed.
+// touched (checked page by page with mincore), is unmapped when destroyed, and
+// lies in consecutive page frames where the machine lets it see them.
 
 #include "lib/ballast.h"
 
@@ -63,6 +64,49 @@ TEST(Ballast, RoundsUpToPagesAndMoves) {
 TEST(Ballast, ImpossibleSizeIsResourceExhausted) {
   absl::StatusOr<Ballast> b = Ballast::Create(size_t{1} << 62, /*touch=*/false);
   EXPECT_EQ(b.status().code(), absl::StatusCode::kResourceExhausted) << b.status();
+}
+
+// Where the frames can be read (root), the soaked ballast's pages are nearly
+// all consecutive frames; elsewhere the share is refused with the reason.
+TEST(Ballast, TouchedBallastLiesInConsecutiveFrames) {
+  absl::StatusOr<Ballast> b = Ballast::Create(64 * kMiB, /*touch=*/true);
+  ASSERT_TRUE(b.ok()) << b.status();
+  absl::StatusOr<double> share = b->AdjacentShare();
+  if (absl::IsPermissionDenied(share.status())) GTEST_SKIP() << share.status();
+  ASSERT_TRUE(share.ok()) << share.status();
+  EXPECT_GT(b->soaked_bytes(), 0u) << "the machine has no free blocks under 2 MiB?";
+  EXPECT_GT(*share, 0.9);
+  EXPECT_LE(*share, 1.0);
+}
+
+TEST(Ballast, UntouchedBallastHasNoFramesToPlace) {
+  absl::StatusOr<Ballast> b = Ballast::Create(4 * kMiB, /*touch=*/false);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->soaked_bytes(), 0u);
+  EXPECT_EQ(b->AdjacentShare().status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(FreeBytesInBlocksBelow, SumsTheSmallBlocksOfEveryZone) {
+  constexpr char kBuddyinfo[] =
+      "Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      "
+      "1      3 \n"
+      "Node 0, zone    DMA32      2      3      0      2      3      2      1      4      4      "
+      "2    752 \n"
+      "Node 0, zone   Normal   1574   1899   1142    721   2818    402    734    347     20     "
+      "92   1363 \n";
+  // Orders 0-2: DMA32 2 + 3*2 = 8 pages, Normal 1574 + 1899*2 + 1142*4 = 9940.
+  absl::StatusOr<size_t> small = FreeBytesInBlocksBelow(kBuddyinfo, 3, 4096);
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_EQ(*small, size_t{9948} * 4096);
+  EXPECT_EQ(*FreeBytesInBlocksBelow(kBuddyinfo, 0, 4096), 0u);
+  EXPECT_EQ(*FreeBytesInBlocksBelow("", 9, 4096), 0u);
+}
+
+TEST(FreeBytesInBlocksBelow, RefusesWhatIsNotBuddyinfo) {
+  EXPECT_EQ(FreeBytesInBlocksBelow("MemTotal: 1 kB\n", 9, 4096).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(FreeBytesInBlocksBelow("Node 0, zone Normal 1 x 3\n", 9, 4096).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
