@@ -25,8 +25,10 @@
 // reads the answers. The parents live for the whole run, so the run is made of
 // rounds (9; 2 with --quick): each round measures every row once, in a
 // shuffled order, so the machine's drift between rounds falls on all rows
-// alike, and each key ratio (each method over vfork) is taken within a round. Each row records its
-// parent's shape (mappings, resident size, page tables, threads) as counters.
+// alike, and each key ratio (each method over vfork) is taken within a round.
+// Each row records its parent's shape (mappings, resident size, page tables,
+// threads) as counters, and a touched ballast's share of pages in consecutive
+// page frames (ballast_adjacent, lib/ballast.h).
 
 #include "lib/bench.h"
 
@@ -169,6 +171,9 @@ void BM_Spawn(benchmark::State& state, SpawnMethod method, std::string child,
   state.counters["parent_rss_kib"] = static_cast<double>(shape.rss_kib);
   state.counters["parent_pte_kib"] = static_cast<double>(shape.pte_kib);
   state.counters["parent_threads"] = static_cast<double>(shape.threads);
+  // Where a touched ballast lies in physical memory moves a fork by up to 2x
+  // (lib/ballast.h): recorded where the frames can be read.
+  if (shape.ballast_adjacent >= 0) state.counters["ballast_adjacent"] = shape.ballast_adjacent;
 }
 
 // The harness's own cost inside a measured interval: the two clock reads.

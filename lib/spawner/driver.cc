@@ -107,9 +107,9 @@ absl::StatusOr<ParentShape> SpawnerDriver::Shape() {
   if (!line.ok()) return line.status();
   ParentShape p;
   std::vector<std::string> f = absl::StrSplit(*line, ' ');
-  if (f.size() != 4 || !absl::SimpleAtoi(f[0], &p.mappings) ||
+  if (f.size() != 5 || !absl::SimpleAtoi(f[0], &p.mappings) ||
       !absl::SimpleAtoi(f[1], &p.rss_kib) || !absl::SimpleAtoi(f[2], &p.pte_kib) ||
-      !absl::SimpleAtoi(f[3], &p.threads)) {
+      !absl::SimpleAtoi(f[3], &p.threads) || !absl::SimpleAtod(f[4], &p.ballast_adjacent)) {
     return absl::InternalError(absl::StrCat("the spawner said '", *line, "' to shape"));
   }
   return p;

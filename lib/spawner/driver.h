@@ -37,6 +37,10 @@ struct ParentShape {
   int64_t rss_kib;   // VmRSS
   int64_t pte_kib;   // VmPTE: its page tables
   int64_t threads;
+  // The touched ballast's share of pages in frames next to the previous
+  // page's (lib/ballast.h); -1 without a touched ballast or where the frames
+  // cannot be read.
+  double ballast_adjacent;
 };
 
 class SpawnerDriver {

@@ -68,6 +68,7 @@ TEST(SpawnerDriver, TheMinimalParentIsMinimalAndTheCxxParentIsNot) {
   absl::StatusOr<ParentShape> m = minimal->Shape();
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->threads, 1);
+  EXPECT_EQ(m->ballast_adjacent, -1);  // no ballast
 #if !defined(__SANITIZE_ADDRESS__)
   // Static (not under a sanitizer, where it cannot be): spawnbench's parent.
   EXPECT_LT(m->mappings, 20);
@@ -90,6 +91,11 @@ TEST(SpawnerDriver, TheBallastIsInTheParent) {
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_GE(p->rss_kib, 64 * 1024);
   EXPECT_GE(p->pte_kib, 64 * 1024 / 4 * 8 / 1024);  // 16384 PTEs of 8 bytes
+  // Where its frames are: a share, or -1 where they cannot be read (the sandbox).
+  if (p->ballast_adjacent != -1) {
+    EXPECT_GT(p->ballast_adjacent, 0);
+    EXPECT_LE(p->ballast_adjacent, 1);
+  }
   EXPECT_FALSE(
       SpawnerDriver::Start(RunfileOrEmpty("lib/spawner/spawner_minimal"), {"--ballast_mib=-1"})
           .ok());

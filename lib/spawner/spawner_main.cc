@@ -23,7 +23,10 @@
 //        spawnbench and lmbench time: fork's failed exec is reported by the
 //        wait (ExecErrors::kAtWait), not by a pipe that wakes this process in
 //        the middle of the child's exec.
-//   shape                  -> "MAPPINGS RSS_KIB PTE_KIB THREADS" (/proc/self)
+//   shape                  -> "MAPPINGS RSS_KIB PTE_KIB THREADS ADJACENT" (/proc/self;
+//                             ADJACENT: the touched ballast's share of pages in
+//                             frames next to the previous page's, -1 if none or
+//                             unreadable: ballast.h)
 //   nop                    -> "ok" (the protocol's own round trip)
 //
 // EOF on stdin ends it with status 0. It dies with the process that started it
@@ -199,10 +202,11 @@ int main(int argc, char** argv) {
       continue;
     }
     if (strcmp(line, "shape") == 0) {
-      printf("%lld %lld %lld %lld\n", static_cast<long long>(Mappings()),
+      absl::StatusOr<double> adjacent = ballast.AdjacentShare();
+      printf("%lld %lld %lld %lld %.4f\n", static_cast<long long>(Mappings()),
              static_cast<long long>(StatusField("VmRSS")),
              static_cast<long long>(StatusField("VmPTE")),
-             static_cast<long long>(StatusField("Threads")));
+             static_cast<long long>(StatusField("Threads")), adjacent.ok() ? *adjacent : -1.0);
       continue;
     }
     std::string method_name = default_method, child = default_child;
