@@ -34,7 +34,9 @@
 //       fork and vfork without exec from a parent with 400 MiB written, the
 //       size and the op of the "fork vs vfork" measurement the ledger tests.
 // The ops run in rounds, both parents in each and all shuffled, so the
-// machine's drift falls on all of them alike. The JSON is Google Benchmark's layout, written as the
+// machine's drift falls on all of them alike. Each round's ballast is placed
+// in consecutive page frames as the bench's is (PlacedBallast), and its rows
+// record how nearly (ballast_adjacent). The JSON is Google Benchmark's layout, written as the
 // benches write theirs (under the bench lock, renamed into place, with the run record).
 
 #include <fcntl.h>
@@ -58,6 +60,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -247,6 +250,79 @@ int64_t OwnMappings() {
   return n;
 }
 
+// The ballast's placement, as the bench's (lib/ballast.h) but written apart:
+// where a parent's pages lie in physical memory moves its fork by up to 2x, so
+// both tools place theirs the same way and record where it lies. The free
+// blocks under 2 MiB (/proc/buddyinfo, orders 0-8) are soaked up by a scratch
+// mapping first, so that the ballast's pages come from the large blocks; then
+// the scratch is freed. Skipped where the room for it is lacking.
+size_t SmallFreeBlocksBytes() {
+  std::ifstream in("/proc/buddyinfo");
+  std::string node, zone_word, zone;
+  size_t pages = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream f(line);
+    f >> node >> node >> zone_word >> zone;  // "Node 0, zone Normal"
+    long blocks;
+    for (int order = 0; order < 9 && (f >> blocks); ++order) pages += size_t(blocks) << order;
+  }
+  return pages * 4096;
+}
+
+size_t AvailableBytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  size_t kib;
+  while (in >> key >> kib) {
+    if (key == "MemAvailable:") return kib << 10;
+    in.ignore(64, '\n');
+  }
+  return 0;
+}
+
+void TouchPages(void* p, size_t bytes) {
+  for (size_t off = 0; off < bytes; off += 4096) static_cast<volatile char*>(p)[off] = 1;
+}
+
+// The share of [p, p + bytes)'s pages, after the first, in the frame next to
+// the previous page's; -1 where /proc/self/pagemap hides frames (not root).
+double AdjacentFrames(const void* p, size_t bytes) {
+  const size_t pages = bytes / 4096;
+  std::vector<uint64_t> e(pages);
+  const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  const ssize_t want = static_cast<ssize_t>(pages * 8);
+  const ssize_t got = pread(fd, e.data(), want, static_cast<off_t>(uintptr_t(p) / 4096 * 8));
+  close(fd);
+  if (got != want) return -1;
+  const uint64_t frame = (uint64_t{1} << 55) - 1;
+  size_t adjacent = 0;
+  for (size_t i = 1; i < pages; ++i) {
+    const uint64_t a = e[i - 1] & frame, b = e[i] & frame;
+    adjacent += a != 0 && (b == a + 1 || a == b + 1);
+  }
+  return (e[0] & frame) == 0 ? -1 : double(adjacent) / double(pages - 1);
+}
+
+// A touched ballast of `bytes`, placed as above (MADV_NOHUGEPAGE: 4 KiB pages).
+void* PlacedBallast(size_t bytes) {
+  size_t soak = SmallFreeBlocksBytes();
+  if (AvailableBytes() < soak + bytes + (size_t{512} << 20)) soak = 0;
+  void* scratch = nullptr;
+  if (soak > 0) {
+    scratch = mmap(nullptr, soak, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (scratch == MAP_FAILED) Die("mmap (soak)");
+    madvise(scratch, soak, MADV_NOHUGEPAGE);
+    TouchPages(scratch, soak);
+  }
+  void* ballast = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (ballast == MAP_FAILED) Die("mmap");
+  madvise(ballast, bytes, MADV_NOHUGEPAGE);
+  TouchPages(ballast, bytes);
+  if (scratch != nullptr) munmap(scratch, soak);
+  return ballast;
+}
+
 int Usage() {
   fprintf(stderr,
           "usage: crosscheck [--quick] [--out=PATH] [--minimal_child=PATH] "
@@ -372,8 +448,13 @@ int main(int argc, char** argv) {
   std::mt19937 shuffle(12345);
   nlohmann::json rows = nlohmann::json::array();
   // Google Benchmark's layout: one row per repetition, then the aggregates.
-  auto add = [&](const std::string& name, const std::vector<double>& reps,
-                 const std::map<std::string, double>& aggregates, int iterations) {
+  std::map<std::string, std::vector<double>> adjacent;  // by parent: each turn's ballast
+  // A repetition of a ballast parent's row carries where that round's
+  // ballast lay (ballast_adjacent, as the bench's counter), where known.
+  auto add = [&](const std::string& name, const std::string& parent,
+                 const std::vector<double>& reps, const std::map<std::string, double>& aggregates,
+                 int iterations) {
+    const std::vector<double>& turns = adjacent[parent];
     for (size_t k = 0; k < reps.size(); ++k) {
       rows.push_back({{"name", name},
                       {"run_name", name},
@@ -384,6 +465,7 @@ int main(int argc, char** argv) {
                       {"real_time", reps[k]},
                       {"cpu_time", 0.0},
                       {"time_unit", "us"}});
+      if (k < turns.size() && turns[k] >= 0) rows.back()["ballast_adjacent"] = turns[k];
     }
     for (const auto& [agg, value] : aggregates) {
       rows.push_back({{"name", name + "_" + agg},
@@ -418,13 +500,8 @@ int main(int argc, char** argv) {
     for (const Parent* parent : parents) {
       void* ballast = nullptr;
       if (parent->ballast > 0) {
-        ballast = mmap(nullptr, parent->ballast, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (ballast == MAP_FAILED) Die("mmap");
-        madvise(ballast, parent->ballast, MADV_NOHUGEPAGE);
-        for (size_t off = 0; off < parent->ballast; off += 4096) {
-          static_cast<volatile char*>(ballast)[off] = 1;
-        }
+        ballast = PlacedBallast(parent->ballast);
+        adjacent[parent->name].push_back(AdjacentFrames(ballast, parent->ballast));
       }
       std::vector<const Op*> order;
       for (const Op& op : kOps) {
@@ -456,14 +533,14 @@ int main(int argc, char** argv) {
     for (const Op& op : kOps) {
       if (!parent.runs(op)) continue;
       const std::vector<double>& l = lat[RowName("lat_proc", op, parent)];
-      add(RowName("lat_proc", op, parent), l,
+      add(RowName("lat_proc", op, parent), parent.name, l,
           {{"min", *std::min_element(l.begin(), l.end())}, {"median", Median(l)}}, lat_n);
       if (!SpawnBenchRuns(op, parent)) continue;
       const std::string row = RowName("spawnbench", op, parent);
       const std::vector<double>& all = sb_all[row];
       double sum = 0;
       for (double u : all) sum += u;
-      add(row, sb_rounds[row],
+      add(row, parent.name, sb_rounds[row],
           {{"mean", sum / all.size()},
            {"min", *std::min_element(all.begin(), all.end())},
            {"median", Median(sb_rounds[row])}},
