@@ -328,8 +328,14 @@ std::string CrossCheckTable(const ResultsFile& bench, const ResultsFile& cross,
                             const CrossCheckSpec& spec) {
   std::string out =
       "| ratio | bench (min) | crosscheck (min) | agree | bench (median) | crosscheck (median) "
-      "| agree | crosscheck, its own statistic | n |\n"
-      "|---|---:|---:|---|---:|---:|---|---:|---:|\n";
+      "| agree | crosscheck, its own statistic | n | ballast in consecutive frames |\n"
+      "|---|---:|---:|---|---:|---:|---|---:|---:|---:|\n";
+  // Where a numerator's ballast lay (lib/ballast.h), bench / cross-check:
+  // the median over its repetitions of the counter both write.
+  auto placement = [](const Series& s) -> std::string {
+    std::vector<double> v = s.Samples("counter:ballast_adjacent");
+    return v.empty() ? "—" : absl::StrFormat("%.1f%%", Median(v) * 100);
+  };
   int agree = 0, pairs = 0;
   for (const CrossCheckPair& r : spec.pairs) {
     const Series* bn = bench.Find(r.bench_numerator);
@@ -338,7 +344,7 @@ std::string CrossCheckTable(const ResultsFile& bench, const ResultsFile& cross,
     const Series* cd = cross.Find(r.cross_denominator);
     if (!bn || !bd || !cn || !cd || !bn->measured() || !bd->measured() || !cn->measured() ||
         !cd->measured()) {
-      absl::StrAppend(&out, "| ", r.what, " | rows missing | | | | | | | |\n");
+      absl::StrAppend(&out, "| ", r.what, " | rows missing | | | | | | | | |\n");
       continue;
     }
     const double min_b = bn->Min() / bd->Min(), min_c = cn->Min() / cd->Min();
@@ -352,9 +358,11 @@ std::string CrossCheckTable(const ResultsFile& bench, const ResultsFile& cross,
     absl::StrAppend(&out, "| ", r.what, absl::StrFormat(" | %.3g | %.3g | ", min_b, min_c),
                     min_ok ? "yes" : "**no**", absl::StrFormat(" | %.3g | %.3g | ", med_b, med_c),
                     med_ok ? "yes" : "**no**",
-                    absl::StrFormat(" | %.3g (%s) | %d / %d |\n", own, mean ? "average" : "minimum",
+                    absl::StrFormat(" | %.3g (%s) | %d / %d | ", own, mean ? "average" : "minimum",
                                     std::min(bn->Repetitions(), bd->Repetitions()),
                                     std::min(cn->Repetitions(), cd->Repetitions())));
+    const std::string pb = placement(*bn), pc = placement(*cn);
+    absl::StrAppend(&out, pb == "—" && pc == "—" ? "—" : absl::StrCat(pb, " / ", pc), " |\n");
   }
   absl::StrAppend(&out, "\n", agree, " of ", pairs, " comparisons agree within ±",
                   spec.tolerance * 100, "%.\n\n");
@@ -383,7 +391,11 @@ std::string CrossCheck(const ResultsFile& bench, const CrossCheckSpec& spec,
       spec.tolerance * 100,
       "% of each other, on the minima and on the medians. The cross-check's own statistic ",
       "is shown too (the average over its spawns, or the minimum over its repetitions, as the ",
-      "tool reports). *n*: repetitions behind each bench figure / cross-check figure.\n\n",
+      "tool reports). *n*: repetitions behind each bench figure / cross-check figure. ",
+      "*Ballast in consecutive frames*: for a parent with touched ballast, the share of its ",
+      "pages whose page frame follows the previous page's, bench / cross-check (median over ",
+      "repetitions; — where unknown). Both place their ballast that way on purpose: on a VM, a ",
+      "1 GiB fork from scattered pages took twice as long (`lib/ballast.h`).\n\n",
       CrossCheckTable(bench, *cross, spec));
   // The two runs made right after (the suite's --self_check): the same
   // comparison, so that agreement is shown twice, not once by luck.
