@@ -41,19 +41,6 @@ std::string ReadFile(const char* path) {
   return s.str();
 }
 
-// MemAvailable in bytes, or 0 if unknown.
-size_t MemAvailableBytes() {
-  for (absl::string_view line : absl::StrSplit(ReadFile("/proc/meminfo"), '\n')) {
-    if (absl::ConsumePrefix(&line, "MemAvailable:")) {
-      line = absl::StripAsciiWhitespace(line);
-      absl::ConsumeSuffix(&line, " kB");
-      uint64_t kib;
-      if (absl::SimpleAtoi(line, &kib)) return kib << 10;
-    }
-  }
-  return 0;
-}
-
 // Writes one byte into every page of [p, p + bytes): at once where the kernel
 // can (Linux 5.14+; in a VM ~25x faster than a fault per page), else by hand.
 void Populate(void* p, size_t bytes, size_t page) {
@@ -72,6 +59,18 @@ void* MapAnonymous(size_t bytes) {
 }
 
 }  // namespace
+
+int64_t MemAvailableBytes() {
+  for (absl::string_view line : absl::StrSplit(ReadFile("/proc/meminfo"), '\n')) {
+    if (absl::ConsumePrefix(&line, "MemAvailable:")) {
+      line = absl::StripAsciiWhitespace(line);
+      absl::ConsumeSuffix(&line, " kB");
+      int64_t kib;
+      if (absl::SimpleAtoi(line, &kib)) return kib << 10;
+    }
+  }
+  return -1;
+}
 
 absl::StatusOr<size_t> FreeBytesInBlocksBelow(absl::string_view buddyinfo, int order,
                                               size_t page_size) {
@@ -111,7 +110,8 @@ absl::StatusOr<Ballast> Ballast::Create(size_t bytes, bool touch) {
   absl::StatusOr<size_t> small =
       FreeBytesInBlocksBelow(ReadFile("/proc/buddyinfo"), kSoakBelowOrder, page);
   size_t soak = small.ok() ? std::min(*small, kSoakCap) / page * page : 0;
-  if (soak > 0 && MemAvailableBytes() < soak + bytes + kSoakHeadroom) soak = 0;
+  const int64_t available = MemAvailableBytes();
+  if (available < 0 || static_cast<size_t>(available) < soak + bytes + kSoakHeadroom) soak = 0;
   void* scratch = soak > 0 ? MapAnonymous(soak) : nullptr;
   if (scratch != nullptr) Populate(scratch, soak, page);
   Populate(p, bytes, page);

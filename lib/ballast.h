@@ -31,6 +31,7 @@
 #define SPAWNLAB_LIB_BALLAST_H_
 
 #include <cstddef>
+#include <cstdint>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -69,6 +70,10 @@ class Ballast {
   bool touched_ = false;
   size_t soaked_bytes_ = 0;
 };
+
+// MemAvailable from /proc/meminfo, in bytes; -1 if it cannot be read. Whether
+// a ballast fits, asked before making one.
+int64_t MemAvailableBytes();
 
 // The bytes free in blocks of fewer than 2^`order` pages, from the text of
 // /proc/buddyinfo (every zone). InvalidArgument if the text is not that.

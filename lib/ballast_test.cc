@@ -86,6 +86,12 @@ TEST(Ballast, UntouchedBallastHasNoFramesToPlace) {
   EXPECT_EQ(b->AdjacentShare().status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
+TEST(MemAvailableBytes, ReadsAWholeNumberOfKiB) {
+  const int64_t available = MemAvailableBytes();
+  ASSERT_GT(available, 0);  // every Linux since 3.14 has the line
+  EXPECT_EQ(available % 1024, 0);
+}
+
 TEST(FreeBytesInBlocksBelow, SumsTheSmallBlocksOfEveryZone) {
   constexpr char kBuddyinfo[] =
       "Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      "

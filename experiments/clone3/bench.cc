@@ -33,7 +33,6 @@
 #include "lib/bench.h"
 
 #include <cstdint>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -44,7 +43,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
+#include "lib/ballast.h"
 #include "lib/probes.h"
 #include "lib/spawn.h"
 #include "lib/spawner/driver.h"
@@ -87,19 +86,6 @@ const std::vector<ParentKind>& Parents() {
   return *parents;
 }
 
-int64_t MemAvailableMiB() {
-  std::ifstream in("/proc/meminfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
-    int64_t kib;
-    if (f.size() >= 2 && f[0] == "MemAvailable:" && absl::SimpleAtoi(f[1], &kib)) {
-      return kib >> 10;
-    }
-  }
-  return -1;
-}
-
 // The parents, each started on first use and kept to the end of the run.
 struct LiveParent {
   absl::StatusOr<SpawnerDriver> driver = absl::UnknownError("not started");
@@ -116,7 +102,8 @@ absl::StatusOr<LiveParent*> GetParent(const ParentKind& parent) {
   std::unique_ptr<LiveParent>& live = LiveParents()[parent.name];
   if (live == nullptr) {
     live = std::make_unique<LiveParent>();
-    const int64_t available = MemAvailableMiB();
+    const int64_t bytes = MemAvailableBytes();
+    const int64_t available = bytes < 0 ? -1 : bytes >> 20;
     const int64_t needed = parent.touched_mib + 512;
     if (parent.touched_mib > 0 && available >= 0 && available < needed) {
       live->driver =
