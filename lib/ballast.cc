@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -92,6 +93,49 @@ absl::StatusOr<size_t> FreeBytesInBlocksBelow(absl::string_view buddyinfo, int o
   return pages * page_size;
 }
 
+absl::StatusOr<size_t> FreeBytesInPerCpuLists(absl::string_view zoneinfo, size_t page_size) {
+  size_t pages = 0;
+  for (absl::string_view line : absl::StrSplit(zoneinfo, '\n', absl::SkipWhitespace())) {
+    // "              count:    7611" under each zone's "pagesets", one per CPU.
+    line = absl::StripAsciiWhitespace(line);
+    if (!absl::ConsumePrefix(&line, "count:")) continue;
+    uint64_t count;
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(line), &count)) {
+      return absl::InvalidArgumentError(absl::StrCat("not a page count: 'count:", line, "'"));
+    }
+    pages += static_cast<size_t>(count);
+  }
+  return pages * page_size;
+}
+
+namespace {
+
+// Keeps the calling thread on the CPU it runs on while alive, then restores
+// its affinity: the soak and the ballast must draw on the same CPU's list of
+// free pages. Best effort: where the affinity cannot be set, nothing changes.
+class StayOnThisCpu {
+ public:
+  StayOnThisCpu() {
+    const int cpu = sched_getcpu();
+    if (cpu < 0 || sched_getaffinity(0, sizeof(saved_), &saved_) != 0) return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    pinned_ = sched_setaffinity(0, sizeof(one), &one) == 0;
+  }
+  ~StayOnThisCpu() {
+    if (pinned_) sched_setaffinity(0, sizeof(saved_), &saved_);
+  }
+  StayOnThisCpu(const StayOnThisCpu&) = delete;
+  StayOnThisCpu& operator=(const StayOnThisCpu&) = delete;
+
+ private:
+  cpu_set_t saved_;
+  bool pinned_ = false;
+};
+
+}  // namespace
+
 absl::StatusOr<Ballast> Ballast::Create(size_t bytes, bool touch) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   bytes = (bytes + page - 1) / page * page;
@@ -107,8 +151,14 @@ absl::StatusOr<Ballast> Ballast::Create(size_t bytes, bool touch) {
   if (!touch) return b;
   // The soak (ballast.h): the small free blocks go to a scratch mapping first,
   // so that the ballast's own pages come from the large ones.
+  // The per-CPU lists hold freed pages the buddy allocator does not count
+  // (tens of MiB on Linux 6.7+, whose lists grow with use), and serve them
+  // first: they are soaked up too, on the one CPU that then makes the ballast.
+  StayOnThisCpu stay;
   absl::StatusOr<size_t> small =
       FreeBytesInBlocksBelow(ReadFile("/proc/buddyinfo"), kSoakBelowOrder, page);
+  absl::StatusOr<size_t> listed = FreeBytesInPerCpuLists(ReadFile("/proc/zoneinfo"), page);
+  if (small.ok() && listed.ok()) *small += *listed;
   size_t soak = small.ok() ? std::min(*small, kSoakCap) / page * page : 0;
   const int64_t available = MemAvailableBytes();
   if (available < 0 || static_cast<size_t>(available) < soak + bytes + kSoakHeadroom) soak = 0;

@@ -15,8 +15,10 @@
 // next to the previous page's frame, 15-17 ms with 86-88%, and 28 ms with
 // 80%. How scattered a fresh allocation is depends on the
 // machine's history: the buddy allocator serves the smallest free blocks
-// first. So a touched Ballast first soaks up the free blocks smaller than
-// 2 MiB (read from /proc/buddyinfo) with a scratch mapping, touches its own
+// first, and the per-CPU lists of freed pages before them. So a touched
+// Ballast, held on one CPU, first soaks up the free blocks smaller than 2 MiB
+// (read from /proc/buddyinfo) and as many pages as the per-CPU lists hold
+// (/proc/zoneinfo) with a scratch mapping, touches its own
 // pages from the large blocks left, then frees the scratch: its pages are
 // nearly all consecutive frames on any machine with the memory to spare, and
 // adjacent_share() says how nearly.
@@ -79,6 +81,11 @@ int64_t MemAvailableBytes();
 // /proc/buddyinfo (every zone). InvalidArgument if the text is not that.
 absl::StatusOr<size_t> FreeBytesInBlocksBelow(absl::string_view buddyinfo, int order,
                                               size_t page_size);
+
+// The bytes held in the per-CPU lists of free pages, from the text of
+// /proc/zoneinfo (the "count:" of every CPU of every zone). InvalidArgument if
+// a count is not a number.
+absl::StatusOr<size_t> FreeBytesInPerCpuLists(absl::string_view zoneinfo, size_t page_size);
 
 }  // namespace spawnlab
 

@@ -115,5 +115,36 @@ TEST(FreeBytesInBlocksBelow, RefusesWhatIsNotBuddyinfo) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(FreeBytesInPerCpuLists, SumsTheCountOfEveryCpuOfEveryZone) {
+  constexpr char kZoneinfo[] =
+      "Node 0, zone      DMA\n"
+      "  pages free     3840\n"
+      "  pagesets\n"
+      "    cpu: 0\n"
+      "              count:    0\n"
+      "              high:     0\n"
+      "Node 0, zone   Normal\n"
+      "  pages free     5950624\n"
+      "        nr_free_pages 5950624\n"
+      "  pagesets\n"
+      "    cpu: 0\n"
+      "              count:    7611\n"
+      "              high:     7800\n"
+      "              batch:    63\n"
+      "  vm stats threshold: 4\n"
+      "    cpu: 1\n"
+      "              count:    5321\n"
+      "              high:     7800\n";
+  absl::StatusOr<size_t> listed = FreeBytesInPerCpuLists(kZoneinfo, 4096);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_EQ(*listed, size_t{7611 + 5321} * 4096);
+  EXPECT_EQ(*FreeBytesInPerCpuLists("", 4096), 0u);
+}
+
+TEST(FreeBytesInPerCpuLists, RefusesACountThatIsNotANumber) {
+  EXPECT_EQ(FreeBytesInPerCpuLists("  count: many\n", 4096).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace spawnlab
