@@ -183,25 +183,33 @@ absl::StatusOr<double> Ballast::AdjacentShare() const {
   // One 64-bit entry per page: bit 63 present, bits 0-54 the page frame.
   constexpr uint64_t kPresent = uint64_t{1} << 63;
   constexpr uint64_t kFrame = (uint64_t{1} << 55) - 1;
-  std::vector<uint64_t> entries(pages);
+  // Read a chunk at a time: an array as long as the ballast (2 MiB per GiB)
+  // would stay in the heap after it is freed, and be forked with the parent.
+  constexpr size_t kChunk = 4096;  // entries: 32 KiB on the stack
+  uint64_t entries[kChunk];
   const off_t at = static_cast<off_t>(reinterpret_cast<uintptr_t>(data_) / page * 8);
-  const size_t want = pages * 8;
-  size_t got = 0;
-  while (got < want) {
-    const ssize_t n = pread(fd.get(), reinterpret_cast<char*>(entries.data()) + got, want - got,
-                            at + static_cast<off_t>(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return absl::ErrnoToStatus(n < 0 ? errno : EIO, "read /proc/self/pagemap");
-    got += static_cast<size_t>(n);
-  }
   size_t adjacent = 0, frames = 0;
-  for (size_t i = 0; i < pages; ++i) {
-    const uint64_t e = entries[i];
-    if ((e & kPresent) == 0) continue;
-    frames += (e & kFrame) != 0;
-    if (i == 0 || (entries[i - 1] & kPresent) == 0) continue;
-    const uint64_t a = entries[i - 1] & kFrame, c = e & kFrame;
-    adjacent += c == a + 1 || a == c + 1;
+  uint64_t previous = 0;  // the entry before the chunk's first (0: none or absent)
+  for (size_t first = 0; first < pages; first += kChunk) {
+    const size_t count = std::min(kChunk, pages - first);
+    const size_t want = count * 8;
+    size_t got = 0;
+    while (got < want) {
+      const ssize_t n = pread(fd.get(), reinterpret_cast<char*>(entries) + got, want - got,
+                              at + static_cast<off_t>(first * 8 + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return absl::ErrnoToStatus(n < 0 ? errno : EIO, "read /proc/self/pagemap");
+      got += static_cast<size_t>(n);
+    }
+    for (size_t i = 0; i < count; ++i) {
+      const uint64_t e = entries[i];
+      const uint64_t before = std::exchange(previous, e);
+      if ((e & kPresent) == 0) continue;
+      frames += (e & kFrame) != 0;
+      if ((before & kPresent) == 0) continue;
+      const uint64_t a = before & kFrame, c = e & kFrame;
+      adjacent += c == a + 1 || a == c + 1;
+    }
   }
   if (frames == 0) {
     return absl::PermissionDeniedError(
