@@ -36,7 +36,9 @@
 // The ops run in rounds, both parents in each and all shuffled, so the
 // machine's drift falls on all of them alike. Each round's ballast is placed
 // in consecutive page frames as the bench's is (PlacedBallast), and its rows
-// record how nearly (ballast_adjacent). The JSON is Google Benchmark's layout, written as the
+// record how nearly (ballast_adjacent); every row records this process's size
+// at each turn (parent_rss_kib, parent_pte_kib, parent_threads,
+// parent_mappings, as the bench's rows). The JSON is Google Benchmark's layout, written as the
 // benches write theirs (under the bench lock, renamed into place, with the run record).
 
 #include <fcntl.h>
@@ -250,6 +252,31 @@ int64_t OwnMappings() {
   return n;
 }
 
+// This process's size as the bench's spawner reports its own (lib/spawner):
+// VmRSS and VmPTE in KiB and its threads, from /proc/self/status, and its
+// mappings. Recorded at every turn, so that a parent grown by the turns before
+// shows.
+struct Shape {
+  double rss_kib = -1, pte_kib = -1, threads = -1, mappings = -1;
+};
+
+Shape OwnShape() {
+  Shape shape;
+  std::ifstream in("/proc/self/status");
+  std::string key;
+  double value;
+  while (in >> key) {
+    double* field = key == "VmRSS:"     ? &shape.rss_kib
+                    : key == "VmPTE:"   ? &shape.pte_kib
+                    : key == "Threads:" ? &shape.threads
+                                        : nullptr;
+    if (field != nullptr && in >> value) *field = value;
+    in.ignore(1 << 10, '\n');
+  }
+  shape.mappings = static_cast<double>(OwnMappings());
+  return shape;
+}
+
 // The ballast's placement, as the bench's (lib/ballast.h) but written apart:
 // where a parent's pages lie in physical memory moves its fork by up to 2x, so
 // both tools place theirs the same way and record where it lies. The free
@@ -287,21 +314,32 @@ void TouchPages(void* p, size_t bytes) {
 // The share of [p, p + bytes)'s pages, after the first, in the frame next to
 // the previous page's; -1 where /proc/self/pagemap hides frames (not root).
 double AdjacentFrames(const void* p, size_t bytes) {
-  const size_t pages = bytes / 4096;
-  std::vector<uint64_t> e(pages);
   const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -1;
-  const ssize_t want = static_cast<ssize_t>(pages * 8);
-  const ssize_t got = pread(fd, e.data(), want, static_cast<off_t>(uintptr_t(p) / 4096 * 8));
-  close(fd);
-  if (got != want) return -1;
+  // A block at a time, on the stack: a buffer for the whole ballast (2 MiB per
+  // GiB) would stay in the heap once freed, and the minimal parent after the
+  // ballast's turn would be 2 MiB larger than before it.
+  uint64_t e[2048];
   const uint64_t frame = (uint64_t{1} << 55) - 1;
+  const size_t pages = bytes / 4096;
+  const off_t base = static_cast<off_t>(uintptr_t(p) / 4096 * 8);
   size_t adjacent = 0;
-  for (size_t i = 1; i < pages; ++i) {
-    const uint64_t a = e[i - 1] & frame, b = e[i] & frame;
-    adjacent += a != 0 && (b == a + 1 || a == b + 1);
+  uint64_t last = 0, first = 0;
+  for (size_t at = 0; at < pages; at += 2048) {
+    const size_t n = std::min<size_t>(2048, pages - at);
+    if (pread(fd, e, n * 8, base + static_cast<off_t>(at * 8)) != static_cast<ssize_t>(n * 8)) {
+      close(fd);
+      return -1;
+    }
+    if (at == 0) first = e[0] & frame;
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t b = e[i] & frame;
+      if (at + i > 0) adjacent += last != 0 && (b == last + 1 || last == b + 1);
+      last = b;
+    }
   }
-  return (e[0] & frame) == 0 ? -1 : double(adjacent) / double(pages - 1);
+  close(fd);
+  return first == 0 || pages < 2 ? -1 : double(adjacent) / double(pages - 1);
 }
 
 // A touched ballast of `bytes`, placed as above (MADV_NOHUGEPAGE: 4 KiB pages).
@@ -449,12 +487,15 @@ int main(int argc, char** argv) {
   nlohmann::json rows = nlohmann::json::array();
   // Google Benchmark's layout: one row per repetition, then the aggregates.
   std::map<std::string, std::vector<double>> adjacent;  // by parent: each turn's ballast
+  std::map<std::string, std::vector<Shape>> shapes;     // by parent: each turn's size
   // A repetition of a ballast parent's row carries where that round's
-  // ballast lay (ballast_adjacent, as the bench's counter), where known.
+  // ballast lay (ballast_adjacent, as the bench's counter), where known; every
+  // repetition carries the parent's size at its turn (the bench's counters).
   auto add = [&](const std::string& name, const std::string& parent,
                  const std::vector<double>& reps, const std::map<std::string, double>& aggregates,
                  int iterations) {
     const std::vector<double>& turns = adjacent[parent];
+    const std::vector<Shape>& sizes = shapes[parent];
     for (size_t k = 0; k < reps.size(); ++k) {
       rows.push_back({{"name", name},
                       {"run_name", name},
@@ -466,6 +507,12 @@ int main(int argc, char** argv) {
                       {"cpu_time", 0.0},
                       {"time_unit", "us"}});
       if (k < turns.size() && turns[k] >= 0) rows.back()["ballast_adjacent"] = turns[k];
+      if (k < sizes.size()) {
+        rows.back()["parent_rss_kib"] = sizes[k].rss_kib;
+        rows.back()["parent_pte_kib"] = sizes[k].pte_kib;
+        rows.back()["parent_threads"] = sizes[k].threads;
+        rows.back()["parent_mappings"] = sizes[k].mappings;
+      }
     }
     for (const auto& [agg, value] : aggregates) {
       rows.push_back({{"name", name + "_" + agg},
@@ -503,6 +550,7 @@ int main(int argc, char** argv) {
         ballast = PlacedBallast(parent->ballast);
         adjacent[parent->name].push_back(AdjacentFrames(ballast, parent->ballast));
       }
+      shapes[parent->name].push_back(OwnShape());
       std::vector<const Op*> order;
       for (const Op& op : kOps) {
         if (parent->runs(op)) order.push_back(&op);

@@ -22,6 +22,21 @@ promised = set(open(sys.argv[2]).read().split())
 if written != promised:
     sys.exit("written but not promised: %s; promised but not written: %s"
              % (sorted(written - promised), sorted(promised - written)))
+# Every repetition records the parent's size at its turn, and the minimal
+# parent's turns after a ballast turn are no larger than its first: a buffer
+# the ballast's turn left in the heap would be forked with every later spawn.
+reps = [b for b in doc["benchmarks"] if b["run_type"] == "iteration"]
+for b in reps:
+    for counter in ("parent_rss_kib", "parent_pte_kib", "parent_threads", "parent_mappings"):
+        if counter not in b:
+            sys.exit("%s #%d has no %s" % (b["name"], b["repetition_index"], counter))
+row = "crosscheck/way:lat_proc/op:fork-exit/parent:minimal"
+rss = [b["parent_rss_kib"] for b in sorted((b for b in reps if b["name"] == row),
+                                           key=lambda b: b["repetition_index"])]
+if len(rss) < 2 or rss[-1] - rss[0] > 1024:
+    sys.exit("the minimal parent grew from %s to %s KiB resident" % (rss[0], rss[-1]))
+if any(b["parent_threads"] != 1 for b in reps):
+    sys.exit("a parent with more than one thread")
 PY
 grep -q '"repetition_index"' "$out" || { echo "no repetitions written" >&2; exit 1; }
 grep -q '"run.end"' "$out" || { echo "no run record" >&2; exit 1; }
