@@ -365,7 +365,25 @@ std::string CrossCheckTable(const ResultsFile& bench, const ResultsFile& cross,
     absl::StrAppend(&out, pb == "—" && pc == "—" ? "—" : absl::StrCat(pb, " / ", pc), " |\n");
   }
   absl::StrAppend(&out, "\n", agree, " of ", pairs, " comparisons agree within ±",
-                  spec.tolerance * 100, "%.\n\n");
+                  spec.tolerance * 100, "%.");
+  // The parent both sides divide by, as each recorded it: a difference in its
+  // size moves every ratio over it.
+  auto size = [](const Series* s) -> std::string {
+    if (s == nullptr) return "not recorded";
+    std::vector<double> rss = s->Samples("counter:parent_rss_kib");
+    std::vector<double> pte = s->Samples("counter:parent_pte_kib");
+    std::vector<double> maps = s->Samples("counter:parent_mappings");
+    if (rss.empty() || pte.empty() || maps.empty()) return "not recorded";
+    return absl::StrFormat("%.0f KiB resident, %.0f KiB of page tables, %.0f mappings", Median(rss),
+                           Median(pte), Median(maps));
+  };
+  if (!spec.pairs.empty()) {
+    const CrossCheckPair& first = spec.pairs.front();
+    absl::StrAppend(&out, " The denominators' parent (median over repetitions): bench ",
+                    size(bench.Find(first.bench_denominator)), "; cross-check ",
+                    size(cross.Find(first.cross_denominator)), ".");
+  }
+  absl::StrAppend(&out, "\n\n");
   return out;
 }
 

@@ -129,6 +129,11 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
                           "\\| 99.5% / — \\|\n"));
   EXPECT_THAT(clone3, ::testing::ContainsRegex(
                           "\\| fork / vfork, to reaped \\(lat_proc\\) \\|[^\n]* \\| — \\|\n"));
+  // The parent both sides divide by, as each recorded it (the fixture's
+  // cross-check rows do not say).
+  EXPECT_THAT(clone3, HasSubstr("The denominators' parent (median over repetitions): bench 1564 "
+                                "KiB resident, 36 KiB of page tables, 10 mappings; cross-check "
+                                "not recorded."));
   EXPECT_THAT(clone3, HasSubstr("Harness overhead"));
   EXPECT_THAT(ledger, HasSubstr("| P-1 (the shape: flat vs growing) |"));
   EXPECT_THAT(ledger, HasSubstr("**implausible**"));
