@@ -33,7 +33,13 @@ for b in reps:
 row = "crosscheck/way:lat_proc/op:fork-exit/parent:minimal"
 rss = [b["parent_rss_kib"] for b in sorted((b for b in reps if b["name"] == row),
                                            key=lambda b: b["repetition_index"])]
-if len(rss) < 2 or rss[-1] - rss[0] > 1024:
+# Under AddressSanitizer the parent is not minimal anyway: the shadow of each
+# ballast it unmaps stays resident (hundreds of MiB), so the growth is not
+# this process's own.
+if doc["context"].get("sanitizer", "none") != "none":
+    print("minimal parent's growth not checked: built with the %s sanitizer"
+          % doc["context"]["sanitizer"])
+elif len(rss) < 2 or rss[-1] - rss[0] > 1024:
     sys.exit("the minimal parent grew from %s to %s KiB resident" % (rss[0], rss[-1]))
 if any(b["parent_threads"] != 1 for b in reps):
     sys.exit("a parent with more than one thread")
