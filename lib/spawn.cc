@@ -297,8 +297,10 @@ int ExecReportingOnPipe(void* p) {
   auto* args = static_cast<ExecArgs*>(p);
   int report[2];
   report[1] = PrepareAndExec(args, &report[0]);
-  ssize_t ignored = write(args->error_fd, report, sizeof(report));
-  (void)ignored;
+  if (args->error_fd >= 0) {  // none with ExecErrors::kByExitStatus
+    ssize_t ignored = write(args->error_fd, report, sizeof(report));
+    (void)ignored;
+  }
   _exit(127);
 }
 
@@ -458,8 +460,9 @@ absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method, const ExecSpec& spe
 
 SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method, const ExecSpec& spec,
                                                           const SpawnOptions& options) {
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+  const bool with_pipe = options.exec_errors != ExecErrors::kByExitStatus;
+  int pipe_fds[2] = {-1, -1};
+  if (with_pipe && pipe2(pipe_fds, O_CLOEXEC) != 0) {
     return absl::ErrnoToStatus(errno, "pipe2 for exec errors");
   }
   UniqueFd read_end(pipe_fds[0]);
@@ -470,7 +473,7 @@ SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method, co
   // CPython's _posixsubprocess do.
   int highest_target = -1;
   for (const auto& [from, to] : options.fd_map) highest_target = std::max(highest_target, to);
-  if (write_end.get() <= highest_target) {
+  if (with_pipe && write_end.get() <= highest_target) {
     UniqueFd moved(fcntl(write_end.get(), F_DUPFD_CLOEXEC, highest_target + 1));
     if (!moved.valid()) return absl::ErrnoToStatus(errno, "F_DUPFD_CLOEXEC for exec errors");
     write_end = std::move(moved);
@@ -511,6 +514,7 @@ SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method, co
   }
   if (pid < 0) return SpawnFailed(saved_errno, method, spec, options);
   UniqueFd owned_pidfd(pidfd);
+  if (!with_pipe) return Child(pid, std::move(owned_pidfd));
   write_end.reset();
   if (deferred_report != nullptr) {
     Child child(pid, std::move(owned_pidfd));

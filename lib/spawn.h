@@ -114,6 +114,12 @@ enum class ExecErrors {
   // have given. No wake-up during the exec: the bare fork+exec that
   // spawnbench and lmbench time. The pipe's read end stays open until then.
   kAtWait,
+  // No pipe at all: a failed exec ends the child with status 127 and nothing
+  // says why (Wait returns that status, not an error). What spawnbench and
+  // lmbench time, to the system call: no pipe2, close or read around the
+  // fork. For a harness that knows its child ran by other means (its output),
+  // and has checked the same spawn once with kAtWait for a clear error.
+  kByExitStatus,
 };
 
 // A started child process. Move-only. Destroying a Child that has not been

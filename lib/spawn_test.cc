@@ -321,6 +321,35 @@ TEST_P(SpawnTest, ExecErrorsAtWaitLeaveASuccessfulChildsStatusAlone) {
   EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
 }
 
+// ExecErrors::kByExitStatus: no pipe at all. A fork or clone3-cow child whose
+// exec fails exits 127, which Wait returns as the status it is; the other
+// methods know at once and still fail the Spawn. A good child is untouched.
+TEST_P(SpawnTest, ExecErrorsByExitStatusLeaveOnlyTheExitStatus) {
+  const bool copying = GetParam() == SpawnMethod::kFork || GetParam() == SpawnMethod::kClone3Cow;
+  SpawnOptions options;
+  options.exec_errors = ExecErrors::kByExitStatus;
+  const std::string missing = TempPath("no-such-program");
+  absl::StatusOr<Child> child = Spawn(GetParam(), ExecSpec(missing, {missing}), options);
+  if (copying) {
+    ASSERT_TRUE(child.ok()) << child.status();
+    absl::StatusOr<ExitStatus> status = child->Wait();
+    ASSERT_TRUE(status.ok()) << status.status();
+    EXPECT_TRUE(status->exited());
+    EXPECT_EQ(status->exit_code(), 127);
+  } else {
+    EXPECT_EQ(child.status().code(), absl::StatusCode::kNotFound) << child.status();
+  }
+  for (int code : {0, 3}) {
+    absl::StatusOr<Child> good =
+        Spawn(GetParam(), ExecSpec("/bin/sh", {"sh", "-c", absl::StrCat("exit ", code)}), options);
+    ASSERT_TRUE(good.ok()) << good.status();
+    absl::StatusOr<ExitStatus> status = good->WaitFor(absl::Seconds(60));
+    ASSERT_TRUE(status.ok()) << status.status();
+    EXPECT_EQ(status->exit_code(), code);
+  }
+  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+}
+
 TEST_P(SpawnTest, ExecsADescriptor) {
   absl::StatusOr<std::string> path = Runfile("lib/children/minimal_child");
   ASSERT_TRUE(path.ok());
