@@ -320,7 +320,8 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   const std::optional<std::string> user_repetitions =
       FlagValue(argc, argv, "benchmark_repetitions");
   const bool user_chose_repetitions = user_repetitions.has_value();
-  const bool user_chose_min_time = FlagValue(argc, argv, "benchmark_min_time").has_value();
+  const std::optional<std::string> user_min_time = FlagValue(argc, argv, "benchmark_min_time");
+  const bool user_chose_min_time = user_min_time.has_value();
   const bool user_chose_interleaving =
       FlagValue(argc, argv, "benchmark_enable_random_interleaving").has_value();
 
@@ -432,10 +433,11 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
       repetitions_per_row = std::max(1, r);
     }
   }
+  options.min_time = options.quick ? bench_defaults.quick_min_time : bench_defaults.min_time;
   if (!user_chose_min_time) {
-    defaults.push_back(absl::StrCat("--benchmark_min_time=", options.quick
-                                                                 ? bench_defaults.quick_min_time
-                                                                 : bench_defaults.min_time));
+    defaults.push_back(absl::StrCat("--benchmark_min_time=", options.min_time));
+  } else if (double t; absl::SimpleAtod(*user_min_time, &t) && t > 0) {
+    options.min_time = t;
   }
   const bool interleaved =
       in_rounds ? false

@@ -66,6 +66,9 @@ namespace spawnlab {
 
 struct BenchOptions {
   bool quick = false;
+  // The run's minimum time per repetition, in seconds (--benchmark_min_time,
+  // else the bench's default): for a row that needs a multiple of it.
+  double min_time = 0;
   // For benches that run in rounds (BenchDefaults::rounds): the round being
   // registered (0-based) and how many there are. Register every row once per
   // call, in an order shuffled by `round` (ShuffleForRound), and, in round 0,

@@ -1,8 +1,16 @@
-// bench_spawn.h: the timing loop of a spawn row.
+// bench_spawn.h: the timing loops of spawn rows.
 //
-// One untimed warm-up spawn, then one spawn per iteration of `state`, each
+// TimeSpawns: spawns from the bench process itself (lib/timed_spawn.h), one
+// untimed warm-up spawn, then one spawn per iteration of `state`, each
 // iteration's time being until:start (the child's first clock reading) or
 // until:exit (reaped). A failed spawn fails the row.
+//
+// TimeInSpawner: spawns from a parent of the row's shape (lib/spawner), one
+// untimed warm-up spawn, then all of the repetition's iterations in one
+// request, spawned back to back inside the spawner as spawnbench's and
+// lat_proc's loops run, and replayed into `state`. It records the fastest
+// single spawn as the counter `fastest_us` (over the run, its `min`
+// aggregate is spawnbench's own minimum).
 //
 // Example:
 //
@@ -11,18 +19,39 @@
 //     if (!s.ok()) return spawnlab::FailRow(state, s.status());
 //     spawnlab::TimeSpawns(state, *s, spawnlab::SpawnMethod::kVfork, until_start);
 //   }
+//
+//   void BM_Parent(benchmark::State& state, spawnlab::SpawnerDriver& parent) {
+//     spawnlab::TimeInSpawner(state, parent, spawnlab::SpawnInterval::kToExit);
+//   }
 
 #ifndef SPAWNLAB_LIB_BENCH_SPAWN_H_
 #define SPAWNLAB_LIB_BENCH_SPAWN_H_
 
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "benchmark/benchmark.h"
 #include "lib/spawn.h"
+#include "lib/spawner/driver.h"
 #include "lib/timed_spawn.h"
 
 namespace spawnlab {
 
 void TimeSpawns(benchmark::State& state, TimedSpawner& spawner, SpawnMethod method,
                 bool until_start, const SpawnOptions& options = {});
+
+// What an iteration of a spawner row is: a time (SpawnerTimes' to_start_ns or
+// to_exit_ns) or the spawn call's user-space instructions (the spawner started
+// with --count_instructions), reported as if they were nanoseconds.
+enum class SpawnInterval { kToStart, kToExit, kInstructions };
+
+// The spawns of method and child `what` (or of the spawner's own, given at
+// its start); returns their times, empty if the row failed (it is marked so).
+std::vector<SpawnerTimes> TimeInSpawner(
+    benchmark::State& state, SpawnerDriver& spawner, SpawnInterval interval,
+    const std::optional<std::pair<SpawnMethod, std::string>>& what = std::nullopt);
 
 }  // namespace spawnlab
 

@@ -50,23 +50,16 @@ void BM_Spawner(benchmark::State& state, std::string spawner, SpawnMethod method
   if (instructions) {
     if (absl::Status s = ProbePerfInstructions(); !s.ok()) return SkipRow(state, s);
   }
-  absl::StatusOr<SpawnerDriver> driver = SpawnerDriver::Start(spawner, method, child);
+  std::vector<std::string> args = {std::string(SpawnMethodName(method)), child};
+  if (instructions) args.insert(args.begin(), "--count_instructions");
+  absl::StatusOr<SpawnerDriver> driver = SpawnerDriver::Start(spawner, std::move(args));
   if (!driver.ok()) return FailRow(state, driver.status());
-  absl::StatusOr<SpawnerTimes> warm = driver->SpawnOnce();
-  if (!warm.ok()) return FailRow(state, warm.status());
-  double total_instructions = 0;
-  for (auto _ : state) {
-    absl::StatusOr<SpawnerTimes> t = driver->SpawnOnce();
-    if (!t.ok()) {
-      FailRow(state, t.status());
-      break;
-    }
-    total_instructions += static_cast<double>(t->instructions);
-    state.SetIterationTime(static_cast<double>(instructions ? t->instructions : t->to_exit_ns) *
-                           1e-9);
-  }
-  if (instructions && state.iterations() > 0) {
-    state.counters["instructions"] = total_instructions / static_cast<double>(state.iterations());
+  const std::vector<SpawnerTimes> times = TimeInSpawner(
+      state, *driver, instructions ? SpawnInterval::kInstructions : SpawnInterval::kToExit);
+  if (instructions && !times.empty()) {
+    double total = 0;
+    for (const SpawnerTimes& t : times) total += static_cast<double>(t.instructions);
+    state.counters["instructions"] = total / static_cast<double>(times.size());
   }
 }
 

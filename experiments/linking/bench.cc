@@ -68,16 +68,7 @@ void BM_ParentSpawn(benchmark::State& state, std::string parent, SpawnMethod met
                     std::string child) {
   absl::StatusOr<SpawnerDriver> driver = SpawnerDriver::Start(parent, method, child);
   if (!driver.ok()) return FailRow(state, driver.status());
-  absl::StatusOr<SpawnerTimes> warm = driver->SpawnOnce();
-  if (!warm.ok()) return FailRow(state, warm.status());
-  for (auto _ : state) {
-    absl::StatusOr<SpawnerTimes> t = driver->SpawnOnce();
-    if (!t.ok()) {
-      FailRow(state, t.status());
-      break;
-    }
-    state.SetIterationTime(static_cast<double>(t->to_exit_ns) * 1e-9);
-  }
+  if (TimeInSpawner(state, *driver, SpawnInterval::kToExit).empty()) return;
   state.counters["parent_mappings"] = static_cast<double>(driver->parent_mappings());
 }
 

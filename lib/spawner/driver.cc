@@ -15,6 +15,11 @@
 #include "absl/strings/str_split.h"
 
 namespace spawnlab {
+namespace {
+
+constexpr int64_t kMaxSpawnsPerRequest = 1000000;  // spawner_main.cc's limit
+
+}  // namespace
 
 absl::StatusOr<SpawnerDriver> SpawnerDriver::Start(const std::string& spawner,
                                                    std::vector<std::string> args) {
@@ -61,7 +66,7 @@ absl::StatusOr<std::string> SpawnerDriver::ReadLine() {
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return absl::ErrnoToStatus(errno, "poll on the spawner");
     if (r == 0) return absl::DeadlineExceededError("the spawner did not answer in 60 s");
-    char buf[256];
+    char buf[4096];
     ssize_t n = read(process_.stdout_fd(), buf, sizeof(buf));
     if (n > 0) {
       buffer_.append(buf, static_cast<size_t>(n));
@@ -99,6 +104,43 @@ absl::StatusOr<SpawnerTimes> SpawnerDriver::SpawnOnce(SpawnMethod method, absl::
     return s;
   }
   return ReadTimes();
+}
+
+absl::StatusOr<std::vector<SpawnerTimes>> SpawnerDriver::ReadManyTimes(int64_t n) {
+  std::vector<SpawnerTimes> times;
+  times.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    absl::StatusOr<SpawnerTimes> t = ReadTimes();
+    if (!t.ok()) return t.status();
+    times.push_back(*t);
+  }
+  return times;
+}
+
+absl::StatusOr<std::vector<SpawnerTimes>> SpawnerDriver::Spawns(int64_t n) {
+  if (n < 1 || n > kMaxSpawnsPerRequest) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("spawns asked for ", n, ", not 1 to ", kMaxSpawnsPerRequest));
+  }
+  if (absl::Status s = Send(absl::StrCat("spawns ", n, "\n")); !s.ok()) return s;
+  return ReadManyTimes(n);
+}
+
+absl::StatusOr<std::vector<SpawnerTimes>> SpawnerDriver::Spawns(int64_t n, SpawnMethod method,
+                                                                absl::string_view child) {
+  if (n < 1 || n > kMaxSpawnsPerRequest) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("spawns asked for ", n, ", not 1 to ", kMaxSpawnsPerRequest));
+  }
+  if (child.find('\n') != absl::string_view::npos) {
+    return absl::InvalidArgumentError("a child path with a newline");
+  }
+  if (absl::Status s =
+          Send(absl::StrCat("spawns ", n, " ", SpawnMethodName(method), " ", child, "\n"));
+      !s.ok()) {
+    return s;
+  }
+  return ReadManyTimes(n);
 }
 
 absl::StatusOr<ParentShape> SpawnerDriver::Shape() {

@@ -10,6 +10,9 @@
 //       spawner_path, {"--ballast_mib=1024", "--touch"});
 //   absl::StatusOr<spawnlab::SpawnerTimes> t = d->SpawnOnce(spawnlab::SpawnMethod::kFork, child);
 //   state.SetIterationTime(t->to_exit_ns * 1e-9);
+//
+// A bench row asks for all of a repetition's spawns at once (Spawns, or
+// TimeInSpawner in lib/bench_spawn.h), so that they run back to back.
 
 #ifndef SPAWNLAB_LIB_SPAWNER_DRIVER_H_
 #define SPAWNLAB_LIB_SPAWNER_DRIVER_H_
@@ -59,6 +62,14 @@ class SpawnerDriver {
   // spawner has gone (never SIGPIPE).
   absl::StatusOr<SpawnerTimes> SpawnOnce();
   absl::StatusOr<SpawnerTimes> SpawnOnce(SpawnMethod method, absl::string_view child);
+  // `n` spawns (1 to 1,000,000) back to back inside the spawner, the way
+  // spawnbench's and lat_proc's loops run: nothing crosses the pipe between
+  // them, so neither this process nor any other runs between two spawns (a
+  // request per spawn made each one start with the caches and TLB the bench
+  // process left). Their times, in order.
+  absl::StatusOr<std::vector<SpawnerTimes>> Spawns(int64_t n);
+  absl::StatusOr<std::vector<SpawnerTimes>> Spawns(int64_t n, SpawnMethod method,
+                                                   absl::string_view child);
   // The spawner's shape now.
   absl::StatusOr<ParentShape> Shape();
   // A request that does nothing: the protocol's round trip.
@@ -70,6 +81,7 @@ class SpawnerDriver {
   absl::Status Send(absl::string_view request);
   absl::StatusOr<std::string> ReadLine();
   absl::StatusOr<SpawnerTimes> ReadTimes();
+  absl::StatusOr<std::vector<SpawnerTimes>> ReadManyTimes(int64_t n);
 
   Process process_;
   int64_t mappings_;

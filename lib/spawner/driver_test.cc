@@ -6,7 +6,15 @@
 #include "lib/spawner/driver.h"
 
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
 #include "lib/testing/hygiene.h"
@@ -130,6 +138,65 @@ TEST(SpawnerDriver, AMissingChildIsAnError) {
       SpawnerDriver::Start(*spawner, SpawnMethod::kVfork, "/nonexistent/child");
   ASSERT_TRUE(d.ok()) << d.status();  // the spawner starts; its first spawn fails
   EXPECT_FALSE(d->SpawnOnce().ok());
+}
+
+TEST(SpawnerDriver, SpawnsManyBackToBackInOneRequest) {
+  testing::Hygiene hygiene;
+  {
+    const std::string child = RunfileOrEmpty("lib/children/minimal_child");
+    absl::StatusOr<SpawnerDriver> d =
+        SpawnerDriver::Start(RunfileOrEmpty("lib/spawner/spawner_minimal"), {"fork", child});
+    ASSERT_TRUE(d.ok()) << d.status();
+    for (SpawnMethod m : {SpawnMethod::kFork, SpawnMethod::kVfork, SpawnMethod::kPosixSpawn}) {
+      absl::StatusOr<std::vector<SpawnerTimes>> t = d->Spawns(5, m, child);
+      ASSERT_TRUE(t.ok()) << t.status();
+      ASSERT_EQ(t->size(), 5u);
+      for (const SpawnerTimes& one : *t) {
+        EXPECT_GT(one.to_start_ns, 0);
+        EXPECT_GE(one.to_exit_ns, one.to_start_ns);
+        EXPECT_EQ(one.instructions, -1);  // not asked for (--count_instructions)
+      }
+    }
+    absl::StatusOr<std::vector<SpawnerTimes>> defaults = d->Spawns(3);
+    ASSERT_TRUE(defaults.ok()) << defaults.status();
+    EXPECT_EQ(defaults->size(), 3u);
+    // Refused before anything is sent: the spawner stays usable.
+    EXPECT_EQ(d->Spawns(0).status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(d->Spawns(1000001).status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(d->Nop().ok());
+  }
+  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+}
+
+// The timed spawns open no pipe for a failed exec (ExecErrors::kByExitStatus):
+// the first spawn of a child is checked with its errno, and a child that
+// fails after that is still caught, by its missing clock reading.
+TEST(SpawnerDriver, AForkedChildThatCannotExecIsAnError) {
+  testing::Hygiene hygiene;
+  {
+    absl::StatusOr<SpawnerDriver> d =
+        SpawnerDriver::Start(RunfileOrEmpty("lib/spawner/spawner_minimal"), {});
+    ASSERT_TRUE(d.ok()) << d.status();
+    EXPECT_FALSE(d->Spawns(3, SpawnMethod::kFork, "/nonexistent/child").ok());
+  }
+  {
+    const std::string copy = absl::StrCat(std::getenv("TEST_TMPDIR"), "/minimal_child_copy");
+    {
+      std::ifstream in(RunfileOrEmpty("lib/children/minimal_child"), std::ios::binary);
+      std::ofstream out(copy, std::ios::binary);
+      out << in.rdbuf();
+    }
+    ASSERT_EQ(chmod(copy.c_str(), 0755), 0);
+    absl::StatusOr<SpawnerDriver> d =
+        SpawnerDriver::Start(RunfileOrEmpty("lib/spawner/spawner_minimal"), {});
+    ASSERT_TRUE(d.ok()) << d.status();
+    ASSERT_TRUE(d->Spawns(2, SpawnMethod::kFork, copy).ok());
+    ASSERT_EQ(unlink(copy.c_str()), 0);
+    absl::StatusOr<std::vector<SpawnerTimes>> gone = d->Spawns(2, SpawnMethod::kFork, copy);
+    EXPECT_FALSE(gone.ok());
+    EXPECT_EQ(gone.status().code(), absl::StatusCode::kUnavailable) << gone.status();
+  }
+  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
 }
 
 TEST(SpawnerDriver, AMissingSpawnerIsNotFound) {

@@ -6,23 +6,34 @@
 // it. The timing loop runs here, in the parent being measured: only results
 // cross the pipe, never inside a measured interval.
 //
-//   spawner [--ballast_mib=N [--touch]] [--threads=N] [METHOD CHILD]
+//   spawner [--ballast_mib=N [--touch]] [--threads=N] [--count_instructions]
+//           [METHOD CHILD]
 //
 // --threads=N starts N more threads that only sleep (a real program's helper
 // threads: fork copies only the calling thread, but the mm they share).
+// --count_instructions counts the user-space instructions of each spawn call
+// (off by default: the counter's enable and disable are system calls, one of
+// them inside the interval).
 //
 // Prints "ready MAPPINGS" (its own /proc/self/maps line count, ballast
-// included), then answers one line per request on stdin:
+// included), then answers each request on stdin:
 //
-//   spawn                  spawns CHILD by METHOD (from the command line)
-//   spawn METHOD CHILD     spawns CHILD by METHOD (lib/spawn.h)
-//     -> "TO_START_NS TO_EXIT_NS INSTRUCTIONS": from just before the spawn call
-//        to the child's first clock reading and to the child reaped, and the
-//        user-space instructions this process retired in the spawn call (-1
-//        where the machine does not count them). The spawn is the bare one
-//        spawnbench and lmbench time: fork's failed exec is reported by the
-//        wait (ExecErrors::kAtWait), not by a pipe that wakes this process in
-//        the middle of the child's exec.
+//   spawns N METHOD CHILD  N spawns of CHILD by METHOD (lib/spawn.h), back to
+//                          back, as spawnbench's and lat_proc's loops run
+//                          them: nothing crosses the pipe between them, so
+//                          no other process runs between two spawns
+//   spawns N               the same, of CHILD by METHOD from the command line
+//   spawn [METHOD CHILD]   spawns 1 [METHOD CHILD]
+//     -> N lines "TO_START_NS TO_EXIT_NS INSTRUCTIONS", once the last child is
+//        reaped: from just before the spawn call to the child's first clock
+//        reading and to the child reaped, and the user-space instructions this
+//        process retired in the spawn call (-1 where not counted). The spawn is
+//        the bare one spawnbench and lmbench time: fork and clone3-cow open no
+//        pipe for a failed exec (ExecErrors::kByExitStatus), so the interval
+//        holds no pipe2, close or read that their raw fork+exec does not. The
+//        first request for a method and child is checked first, untimed, with
+//        ExecErrors::kAtWait, so that a missing child is a clear error; a
+//        timed child that fails anyway is caught by its missing clock reading.
 //   shape                  -> "MAPPINGS RSS_KIB PTE_KIB THREADS ADJACENT" (/proc/self;
 //                             ADJACENT: the touched ballast's share of pages in
 //                             frames next to the previous page's, -1 if none or
@@ -47,7 +58,10 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "lib/ballast.h"
 #include "lib/probes.h"
@@ -89,9 +103,19 @@ int64_t StatusField(const char* key) {
 }
 
 int Usage() {
-  fprintf(stderr, "usage: spawner [--ballast_mib=N [--touch]] [--threads=N] [METHOD CHILD]\n");
+  fprintf(stderr,
+          "usage: spawner [--ballast_mib=N [--touch]] [--threads=N] [--count_instructions] "
+          "[METHOD CHILD]\n");
   return 2;
 }
+
+// The most spawns one request may ask for.
+constexpr long kMaxSpawnsPerRequest = 1000000;
+
+// One spawn's answer (see the top).
+struct Times {
+  int64_t to_start_ns, to_exit_ns, instructions;
+};
 
 // A helper thread that only sleeps, every signal blocked.
 void* Sleeper(void*) {
@@ -108,7 +132,7 @@ int main(int argc, char** argv) {
   if (getppid() != parent) return 1;
 
   long ballast_mib = 0, threads = 0;
-  bool touch = false;
+  bool touch = false, count_instructions = false;
   std::string default_method, default_child;
   int positional = 0;
   for (int i = 1; i < argc; ++i) {
@@ -122,6 +146,8 @@ int main(int argc, char** argv) {
       if (*end != '\0' || threads < 0 || threads > 100000) return Usage();
     } else if (strcmp(argv[i], "--touch") == 0) {
       touch = true;
+    } else if (strcmp(argv[i], "--count_instructions") == 0) {
+      count_instructions = true;
     } else if (argv[i][0] == '-') {
       return Usage();
     } else if (positional == 0) {
@@ -181,12 +207,18 @@ int main(int argc, char** argv) {
   const std::string clock_fd = std::to_string(inherited.get());
   // One ExecSpec per child, made on first use.
   std::map<std::string, std::unique_ptr<spawnlab::ExecSpec>> specs;
-  spawnlab::UniqueFd counter = spawnlab::OpenInstructionCounter();
-  // The bare spawn, as spawnbench and lmbench time it: fork's and clone3-cow's
-  // failed exec is reported by the Wait, after the interval, not by a pipe
-  // that wakes this process in the middle of the child's exec.
+  // The (method, child) pairs already spawned once with their exec checked.
+  std::set<std::pair<spawnlab::SpawnMethod, std::string>> checked;
+  // Only where asked: enabling and disabling it are system calls, one of them
+  // inside the interval.
+  spawnlab::UniqueFd counter;
+  if (count_instructions) counter = spawnlab::OpenInstructionCounter();
+  std::vector<Times> times;  // one request's, answered after its last spawn
+  // The bare spawn, as spawnbench and lmbench time it (see the top).
   spawnlab::SpawnOptions options;
-  options.exec_errors = spawnlab::ExecErrors::kAtWait;
+  options.exec_errors = spawnlab::ExecErrors::kByExitStatus;
+  spawnlab::SpawnOptions checking;
+  checking.exec_errors = spawnlab::ExecErrors::kAtWait;
   setvbuf(stdout, nullptr, _IOLBF, 0);
   printf("ready %lld\n", static_cast<long long>(Mappings()));
   char line[4096];
@@ -209,18 +241,38 @@ int main(int argc, char** argv) {
              static_cast<long long>(StatusField("Threads")), adjacent.ok() ? *adjacent : -1.0);
       continue;
     }
-    std::string method_name = default_method, child = default_child;
+    // "spawn [METHOD CHILD]" is "spawns 1 [METHOD CHILD]".
+    long count = 1;
+    const char* rest = nullptr;  // "METHOD CHILD", or nullptr: the defaults
     if (strncmp(line, "spawn ", 6) == 0) {
-      char* rest = line + 6;
-      char* space = strchr(rest, ' ');
+      rest = line + 6;
+    } else if (strncmp(line, "spawns ", 7) == 0) {
+      char* end;
+      count = strtol(line + 7, &end, 10);
+      if (end == line + 7 || count < 1 || count > kMaxSpawnsPerRequest ||
+          (*end != '\0' && *end != ' ')) {
+        fprintf(stderr, "spawner: expected 'spawns N [METHOD CHILD]', N from 1 to %ld\n",
+                kMaxSpawnsPerRequest);
+        return 2;
+      }
+      if (*end == ' ') rest = end + 1;
+    } else if (strcmp(line, "spawn") != 0) {
+      fprintf(stderr, "spawner: unknown request '%s'\n", line);
+      return 2;
+    }
+    std::string method_name = default_method, child = default_child;
+    if (rest != nullptr) {
+      const char* space = strchr(rest, ' ');
       if (space == nullptr) {
-        fprintf(stderr, "spawner: expected 'spawn METHOD CHILD'\n");
+        fprintf(stderr, "spawner: expected METHOD CHILD after '%.*s'\n",
+                static_cast<int>(rest - line - 1), line);
         return 2;
       }
       method_name.assign(rest, space);
       child = space + 1;
-    } else if (strcmp(line, "spawn") != 0 || child.empty()) {
-      fprintf(stderr, "spawner: unknown request '%s'\n", line);
+    }
+    if (child.empty()) {
+      fprintf(stderr, "spawner: '%s' names no child, and none was given at start\n", line);
       return 2;
     }
     absl::StatusOr<spawnlab::SpawnMethod> method = spawnlab::ParseSpawnMethod(method_name);
@@ -232,36 +284,67 @@ int main(int argc, char** argv) {
     if (spec == nullptr) {
       spec = std::make_unique<spawnlab::ExecSpec>(child, std::vector<std::string>{child, clock_fd});
     }
-    if (counter.valid()) {
-      ioctl(counter.get(), PERF_EVENT_IOC_RESET, 0);
-      ioctl(counter.get(), PERF_EVENT_IOC_ENABLE, 0);
+    if (checked.insert({*method, child}).second) {
+      // Untimed: the exec's errno, should it fail, and the child's reading.
+      absl::StatusOr<spawnlab::Child> c = spawnlab::Spawn(*method, *spec, checking);
+      absl::StatusOr<spawnlab::ExitStatus> status =
+          c.ok() ? c->Wait() : absl::StatusOr<spawnlab::ExitStatus>(c.status());
+      int64_t ignored;
+      if (!status.ok()) {
+        fprintf(stderr, "spawner: %s\n", status.status().ToString().c_str());
+        return 1;
+      }
+      if (!status->success() ||
+          read(clock_read.get(), &ignored, sizeof(ignored)) != sizeof(ignored)) {
+        fprintf(stderr, "spawner: %s did not run to its end (%s)\n", child.c_str(),
+                status->ToString().c_str());
+        return 1;
+      }
     }
-    const int64_t t0 = Now();
-    absl::StatusOr<spawnlab::Child> c = spawnlab::Spawn(*method, *spec, options);
-    if (counter.valid()) ioctl(counter.get(), PERF_EVENT_IOC_DISABLE, 0);
-    if (!c.ok()) {
-      fprintf(stderr, "spawner: %s\n", c.status().ToString().c_str());
-      return 1;
+    // The spawns back to back, as the tools' loops run them: nothing crosses
+    // the pipe until the last is reaped.
+    times.clear();
+    times.reserve(static_cast<size_t>(count));
+    for (long i = 0; i < count; ++i) {
+      if (counter.valid()) {
+        ioctl(counter.get(), PERF_EVENT_IOC_RESET, 0);
+        ioctl(counter.get(), PERF_EVENT_IOC_ENABLE, 0);
+      }
+      const int64_t t0 = Now();
+      absl::StatusOr<spawnlab::Child> c = spawnlab::Spawn(*method, *spec, options);
+      if (counter.valid()) ioctl(counter.get(), PERF_EVENT_IOC_DISABLE, 0);
+      if (!c.ok()) {
+        fprintf(stderr, "spawner: %s\n", c.status().ToString().c_str());
+        return 1;
+      }
+      absl::StatusOr<spawnlab::ExitStatus> status = c->Wait();
+      const int64_t t1 = Now();
+      int64_t child_clock = 0, instructions = -1;
+      if (!status.ok()) {
+        fprintf(stderr, "spawner: %s\n", status.status().ToString().c_str());
+        return 1;
+      }
+      if (!status->success() ||
+          read(clock_read.get(), &child_clock, sizeof(child_clock)) != sizeof(child_clock)) {
+        fprintf(stderr, "spawner: %s did not run to its end (%s)\n", child.c_str(),
+                status->ToString().c_str());
+        return 1;
+      }
+      if (counter.valid() &&
+          read(counter.get(), &instructions, sizeof(instructions)) != sizeof(instructions)) {
+        instructions = -1;
+      }
+      times.push_back({child_clock - t0, t1 - t0, instructions});
     }
-    absl::StatusOr<spawnlab::ExitStatus> status = c->Wait();
-    const int64_t t1 = Now();
-    int64_t child_clock = 0, instructions = -1;
-    if (!status.ok()) {
-      fprintf(stderr, "spawner: %s\n", status.status().ToString().c_str());
-      return 1;
+    std::string answer;
+    char buf[96];
+    for (const Times& t : times) {
+      snprintf(buf, sizeof(buf), "%lld %lld %lld\n", static_cast<long long>(t.to_start_ns),
+               static_cast<long long>(t.to_exit_ns), static_cast<long long>(t.instructions));
+      answer += buf;
     }
-    if (!status->success() ||
-        read(clock_read.get(), &child_clock, sizeof(child_clock)) != sizeof(child_clock)) {
-      fprintf(stderr, "spawner: %s did not run to its end (%s)\n", child.c_str(),
-              status->ToString().c_str());
-      return 1;
-    }
-    if (counter.valid() &&
-        read(counter.get(), &instructions, sizeof(instructions)) != sizeof(instructions)) {
-      instructions = -1;
-    }
-    printf("%lld %lld %lld\n", static_cast<long long>(child_clock - t0),
-           static_cast<long long>(t1 - t0), static_cast<long long>(instructions));
+    fwrite(answer.data(), 1, answer.size(), stdout);
+    fflush(stdout);
   }
   return 0;
 }
