@@ -66,7 +66,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "lib/bench_lock.h"
+#include "lib/bench_results.h"
 #include "lib/environment.h"
 #include "lib/run_record.h"
 #include "lib/runfiles.h"
@@ -361,6 +365,9 @@ void* PlacedBallast(size_t bytes) {
   return ballast;
 }
 
+// The drift canary: measured in every round, in the minimal parent.
+const char kCanaryRow[] = "crosscheck/way:lat_proc/op:vfork-exec/parent:minimal";
+
 int Usage() {
   fprintf(stderr,
           "usage: crosscheck [--quick] [--out=PATH] [--minimal_child=PATH] "
@@ -493,7 +500,7 @@ int main(int argc, char** argv) {
   // repetition carries the parent's size at its turn (the bench's counters).
   auto add = [&](const std::string& name, const std::string& parent,
                  const std::vector<double>& reps, const std::map<std::string, double>& aggregates,
-                 int iterations) {
+                 int iterations, const std::vector<double>& fastest = {}) {
     const std::vector<double>& turns = adjacent[parent];
     const std::vector<Shape>& sizes = shapes[parent];
     for (size_t k = 0; k < reps.size(); ++k) {
@@ -507,6 +514,7 @@ int main(int argc, char** argv) {
                       {"cpu_time", 0.0},
                       {"time_unit", "us"}});
       if (k < turns.size() && turns[k] >= 0) rows.back()["ballast_adjacent"] = turns[k];
+      if (k < fastest.size()) rows.back()["fastest_us"] = fastest[k];
       if (k < sizes.size()) {
         rows.back()["parent_rss_kib"] = sizes[k].rss_kib;
         rows.back()["parent_pte_kib"] = sizes[k].pte_kib;
@@ -539,7 +547,9 @@ int main(int argc, char** argv) {
   // bench, which interleaves its parents, said 31-34x. The ballast is made for
   // each round's 1g-touched turn and unmapped after it, so the parent between
   // turns is the minimal one.
-  std::map<std::string, std::vector<double>> lat, sb_all, sb_rounds;  // by row name
+  // By row name: lat_proc's repetitions; spawnbench's every spawn, each
+  // round's average and each round's fastest spawn (the bench's fastest_us).
+  std::map<std::string, std::vector<double>> lat, sb_all, sb_rounds, sb_fastest;
   std::vector<const Parent*> parents;
   for (const Parent& p : kParents) parents.push_back(&p);
   for (int r = 0; r < rounds; ++r) {
@@ -570,6 +580,7 @@ int main(int argc, char** argv) {
           for (double u : us) sum += u;
           const std::string row = RowName("spawnbench", *op, *parent);
           sb_rounds[row].push_back(sum / us.size());
+          sb_fastest[row].push_back(*std::min_element(us.begin(), us.end()));
           sb_all[row].insert(sb_all[row].end(), us.begin(), us.end());
         }
       }
@@ -592,7 +603,7 @@ int main(int argc, char** argv) {
           {{"mean", sum / all.size()},
            {"min", *std::min_element(all.begin(), all.end())},
            {"median", Median(sb_rounds[row])}},
-          sb_n);
+          sb_n, sb_fastest[row]);
     }
   }
   const spawnlab::MachineSample after = spawnlab::SampleMachine();
@@ -610,7 +621,31 @@ int main(int argc, char** argv) {
   context["spawnlab.way"] =
       "independent of lib/spawn and Google Benchmark: lat_proc and spawnbench loops in a "
       "static single-threaded parent";
+  context["spawnlab.rounds"] = std::to_string(rounds);
+  // As every bench records them (lib/bench.h): the key ratios' baselines, for
+  // //analysis:compare --self_check (each op over vfork-exec, each parent over
+  // the minimal one, paired within rounds), and the drift canary, one row's
+  // time round by round, which marks a run noisy as it does a bench's.
+  context["spawnlab.ratio_baseline"] = "op:vfork-exec,parent:minimal";
   nlohmann::json doc = {{"context", context}, {"benchmarks", rows}};
+  const double drift = spawnlab::CanaryDriftPct(doc, kCanaryRow);
+  doc["context"]["spawnlab.canary.row"] = kCanaryRow;
+  doc["context"]["spawnlab.canary.drift_pct"] =
+      drift >= 0 ? absl::StrFormat("%.2f", drift) : "unknown: fewer than 4 rounds";
+  {
+    std::vector<std::string> series;
+    for (double t : lat[kCanaryRow]) series.push_back(absl::StrFormat("%.4g", t));
+    doc["context"]["spawnlab.canary.series"] = absl::StrJoin(series, " ");
+  }
+  auto number = [&doc](const char* key) {
+    double v = -1;
+    const nlohmann::json& c = doc["context"];
+    if (c.contains(key) && c[key].is_string())
+      (void)absl::SimpleAtod(c[key].get<std::string>(), &v);
+    return v;
+  };
+  doc["context"]["run.noisy"] =
+      spawnlab::NoisyVerdict(number("run.other_cpu_cores"), number("run.steal_pct"), drift);
   const std::string tmp = out + ".tmp-" + std::to_string(getpid());
   {
     std::ofstream f(tmp);
@@ -624,6 +659,6 @@ int main(int argc, char** argv) {
   }
   fprintf(stderr, "run: %s s, noisy: %s\nresults: %s\n",
           context["run.seconds"].get<std::string>().c_str(),
-          context["run.noisy"].get<std::string>().c_str(), out.c_str());
+          doc["context"]["run.noisy"].get<std::string>().c_str(), out.c_str());
   return 0;
 }

@@ -43,6 +43,23 @@ elif len(rss) < 2 or rss[-1] - rss[0] > 1024:
     sys.exit("the minimal parent grew from %s to %s KiB resident" % (rss[0], rss[-1]))
 if any(b["parent_threads"] != 1 for b in reps):
     sys.exit("a parent with more than one thread")
+# Its run is summed up as a bench's is: the key ratios' baselines for
+# compare --self_check, and the drift canary (unknown under 4 rounds), which
+# was measured in every round.
+context = doc["context"]
+if context.get("spawnlab.ratio_baseline") != "op:vfork-exec,parent:minimal":
+    sys.exit("ratio baselines: %r" % context.get("spawnlab.ratio_baseline"))
+canary = context.get("spawnlab.canary.row")
+if canary not in written:
+    sys.exit("the canary %r is not a row it wrote" % canary)
+if not context.get("spawnlab.canary.drift_pct", "").startswith("unknown: fewer than 4"):
+    sys.exit("a 2-round run's canary drift: %r" % context.get("spawnlab.canary.drift_pct"))
+if len(context.get("spawnlab.canary.series", "").split()) != 2:
+    sys.exit("canary series: %r" % context.get("spawnlab.canary.series"))
+# spawnbench's own minimum, the fastest spawn of each round, on its rows.
+for b in reps:
+    if "way:spawnbench" in b["name"] and not 0 < b.get("fastest_us", 0) <= b["real_time"]:
+        sys.exit("%s #%d: fastest_us %r" % (b["name"], b["repetition_index"], b.get("fastest_us")))
 PY
 grep -q '"repetition_index"' "$out" || { echo "no repetitions written" >&2; exit 1; }
 grep -q '"run.end"' "$out" || { echo "no run record" >&2; exit 1; }
