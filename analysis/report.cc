@@ -311,6 +311,21 @@ std::string InUnit(double ns, TimeUnit unit) {
   return absl::StrFormat("%.*f", decimals, v);
 }
 
+namespace {
+
+// Repetition k of each row ran in round k (lib/bench.h): the ratio taken
+// within each round cancels the machine's drift between rounds. Sorted.
+std::vector<double> PairedRatios(const Series& num, const Series& den) {
+  std::vector<double> paired;
+  for (size_t i = 0; i < num.samples_ns.size() && i < den.samples_ns.size(); ++i) {
+    if (den.samples_ns[i] > 0) paired.push_back(num.samples_ns[i] / den.samples_ns[i]);
+  }
+  std::sort(paired.begin(), paired.end());
+  return paired;
+}
+
+}  // namespace
+
 bool CrossCheckAgrees(double bench_ratio, double crosscheck_ratio, double tolerance) {
   return std::fabs(bench_ratio / crosscheck_ratio - 1) <= tolerance;
 }
@@ -321,6 +336,26 @@ namespace {
 
 const ResultsFile* RerunOf(const ResultsFile& f, const std::vector<ResultsFile>& reruns,
                            std::string* why);
+
+// One side's ratio on minima: the smallest `metric` of the numerator's
+// repetitions over the denominator's. A counter that either row lacks (results
+// written before it existed) falls back to the time, and says so in *fell_back.
+double MinimumRatio(const Series& num, const Series& den, const std::string& metric,
+                    bool* fell_back) {
+  if (metric != "time") {
+    const std::vector<double> a = num.Samples(metric), b = den.Samples(metric);
+    if (!a.empty() && !b.empty()) return Min(a) / Min(b);
+    *fell_back = true;
+  }
+  return num.Min() / den.Min();
+}
+
+// One side's ratio on medians: paired within rounds (the median over rounds of
+// the ratio in each), or the ratio of the medians where under 2 rounds pair.
+double MedianRatio(const Series& num, const Series& den) {
+  const std::vector<double> paired = PairedRatios(num, den);
+  return paired.size() >= 2 ? spawnlab::Median(paired) : num.Median() / den.Median();
+}
 
 // The pairs of one bench run and one cross-check run: each ratio on minima
 // and medians, whether they agree, and a line counting agreements.
@@ -337,6 +372,7 @@ std::string CrossCheckTable(const ResultsFile& bench, const ResultsFile& cross,
     return v.empty() ? "—" : absl::StrFormat("%.1f%%", Median(v) * 100);
   };
   int agree = 0, pairs = 0;
+  bool any_fell_back = false;
   for (const CrossCheckPair& r : spec.pairs) {
     const Series* bn = bench.Find(r.bench_numerator);
     const Series* bd = bench.Find(r.bench_denominator);
@@ -347,25 +383,35 @@ std::string CrossCheckTable(const ResultsFile& bench, const ResultsFile& cross,
       absl::StrAppend(&out, "| ", r.what, " | rows missing | | | | | | | | |\n");
       continue;
     }
-    const double min_b = bn->Min() / bd->Min(), min_c = cn->Min() / cd->Min();
-    const double med_b = bn->Median() / bd->Median(), med_c = cn->Median() / cd->Median();
+    bool fell_back = false;
+    const double min_b = MinimumRatio(*bn, *bd, r.minimum, &fell_back);
+    const double min_c = MinimumRatio(*cn, *cd, r.minimum, &fell_back);
+    any_fell_back |= fell_back;
+    const double med_b = MedianRatio(*bn, *bd), med_c = MedianRatio(*cn, *cd);
     const bool min_ok = CrossCheckAgrees(min_b, min_c, spec.tolerance);
     const bool med_ok = CrossCheckAgrees(med_b, med_c, spec.tolerance);
     const bool mean = r.own_statistic == "mean";
     const double own = mean ? cn->Mean() / cd->Mean() : min_c;
     pairs += 2;
     agree += min_ok + med_ok;
-    absl::StrAppend(&out, "| ", r.what, absl::StrFormat(" | %.3g | %.3g | ", min_b, min_c),
-                    min_ok ? "yes" : "**no**", absl::StrFormat(" | %.3g | %.3g | ", med_b, med_c),
-                    med_ok ? "yes" : "**no**",
-                    absl::StrFormat(" | %.3g (%s) | %d / %d | ", own, mean ? "average" : "minimum",
-                                    std::min(bn->Repetitions(), bd->Repetitions()),
-                                    std::min(cn->Repetitions(), cd->Repetitions())));
+    const char* mark = fell_back ? "\\*" : "";
+    absl::StrAppend(
+        &out, "| ", r.what, absl::StrFormat(" | %.3g%s | %.3g%s | ", min_b, mark, min_c, mark),
+        min_ok ? "yes" : "**no**", absl::StrFormat(" | %.3g | %.3g | ", med_b, med_c),
+        med_ok ? "yes" : "**no**", " | ",
+        std::isfinite(own) ? absl::StrFormat("%.3g (%s)", own, mean ? "average" : "minimum") : "—",
+        absl::StrFormat(" | %d / %d | ", std::min(bn->Repetitions(), bd->Repetitions()),
+                        std::min(cn->Repetitions(), cd->Repetitions())));
     const std::string pb = placement(*bn), pc = placement(*cn);
     absl::StrAppend(&out, pb == "—" && pc == "—" ? "—" : absl::StrCat(pb, " / ", pc), " |\n");
   }
   absl::StrAppend(&out, "\n", agree, " of ", pairs, " comparisons agree within ±",
                   spec.tolerance * 100, "%.");
+  if (any_fell_back) {
+    absl::StrAppend(&out,
+                    " \\* Minima of the repetitions' times: a row of these results lacks "
+                    "the per-spawn counter the pair's minimum is of.");
+  }
   // The parent both sides divide by, as each recorded it: a difference in its
   // size moves every ratio over it.
   auto size = [](const Series* s) -> std::string {
@@ -407,7 +453,11 @@ std::string CrossCheck(const ResultsFile& bench, const CrossCheckSpec& spec,
       &out, "The same ratios from `", cross->path.substr(cross->path.rfind('/') + 1),
       "`: ", spec.description, ". They agree when the two ratios are within ±",
       spec.tolerance * 100,
-      "% of each other, on the minima and on the medians. The cross-check's own statistic ",
+      "% of each other, on the minima and on the medians. Each minimum is the tool's own: ",
+      "spawnbench's is its fastest single spawn (each side's fastest, `fastest_us`), ",
+      "lat_proc's its fastest repetition (one bulk-timed loop). Each median is paired: the ",
+      "median over rounds of the ratio within each round, so that the machine's drift between ",
+      "rounds cancels. The cross-check's own statistic ",
       "is shown too (the average over its spawns, or the minimum over its repetitions, as the ",
       "tool reports). *n*: repetitions behind each bench figure / cross-check figure. ",
       "*Ballast in consecutive frames*: for a parent with touched ballast, the share of its ",
@@ -467,13 +517,7 @@ std::string KeyRatioTable(const ResultsFile& f, const ReportSpec& spec) {
     const double p = num->samples_ns.size() >= 2 && den->samples_ns.size() >= 2
                          ? MannWhitneyU(num->samples_ns, den->samples_ns)
                          : std::nan("");
-    // Repetition k of each row ran in round k (lib/bench.h): the ratio taken
-    // within each round cancels the machine's drift between rounds.
-    std::vector<double> paired;
-    for (size_t i = 0; i < num->samples_ns.size() && i < den->samples_ns.size(); ++i) {
-      if (den->samples_ns[i] > 0) paired.push_back(num->samples_ns[i] / den->samples_ns[i]);
-    }
-    std::sort(paired.begin(), paired.end());
+    const std::vector<double> paired = PairedRatios(*num, *den);
     const bool have_paired = paired.size() >= 2;
     const double judged = have_paired ? spawnlab::Median(paired) : ratio;
     std::string paired_cell = "—";

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/bench_name.h"
@@ -192,12 +193,20 @@ absl::StatusOr<ReportSpec> Parse(const Json& j, const std::string& experiment,
     if (!pairs.is_array() || pairs.empty()) return r.Error("needs an array 'pairs'");
     for (size_t i = 0; i < pairs.size(); ++i) {
       Reader p(pairs[i], absl::StrCat(where, ": cross_check.pairs[", i, "]"));
-      SPEC_RETURN_IF_ERROR(p.CheckKeys({"what", "bench", "cross_check", "own_statistic"}));
+      SPEC_RETURN_IF_ERROR(
+          p.CheckKeys({"what", "bench", "cross_check", "own_statistic", "minimum"}));
       CrossCheckPair pair;
       SPEC_ASSIGN(pair.what, p.String("what"));
       SPEC_ASSIGN(pair.own_statistic, p.String("own_statistic"));
       if (pair.own_statistic != "mean" && pair.own_statistic != "min") {
         return p.Error("'own_statistic' must be \"mean\" or \"min\"");
+      }
+      if (p.json().contains("minimum")) {
+        SPEC_ASSIGN(pair.minimum, p.String("minimum"));
+        if (pair.minimum != "time" &&
+            (!absl::StartsWith(pair.minimum, "counter:") || pair.minimum.size() == 8)) {
+          return p.Error("'minimum' must be \"time\" or \"counter:NAME\"");
+        }
       }
       for (const char* side : {"bench", "cross_check"}) {
         const Json& rows = p.json().value(side, Json());

@@ -80,6 +80,11 @@ struct CrossCheckPair {
   std::string bench_numerator, bench_denominator;
   std::string cross_numerator, cross_denominator;
   std::string own_statistic;  // "mean" or "min": the tool's own figure
+  // What the minima are of: "time", each repetition's time (the default: a
+  // lat_proc repetition is one bulk-timed loop), or "counter:NAME", a
+  // per-repetition counter both sides write (spawnbench's minimum is its
+  // fastest single spawn: "counter:fastest_us").
+  std::string minimum = "time";
 };
 
 struct CrossCheckSpec {
