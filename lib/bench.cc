@@ -73,35 +73,38 @@ class RowReporter : public benchmark::BenchmarkReporter {
     return inner_ == nullptr || inner_->ReportContext(context);
   }
   void ReportRuns(const std::vector<Run>& runs) override {
-    // Called with a row's repetitions and/or its aggregates: a row is done the
-    // first time it is reported at all.
-    if (!runs.empty() && rows_seen_.insert(runs[0].run_name.str()).second) ++rows_done_;
+    // Called with a row's repetitions and/or its aggregates, once the row (in
+    // a run made in rounds, the row's round) is done.
+    for (const Run& run : runs) repetitions_done_ += run.run_type == Run::RT_Iteration;
     if (inner_ != nullptr) inner_->ReportRuns(runs);
   }
   void Finalize() override {
     if (inner_ != nullptr) inner_->Finalize();
   }
-  const std::atomic<int>* rows_done() const { return &rows_done_; }
+  // Repetitions reported so far (the rows' rounds, in a run made in rounds).
+  const std::atomic<int>* repetitions_done() const { return &repetitions_done_; }
 
  private:
   benchmark::BenchmarkReporter* inner_;
-  std::set<std::string> rows_seen_;
-  std::atomic<int> rows_done_{0};
+  std::atomic<int> repetitions_done_{0};
 };
 
 // Rows registered through Configure: the denominator of the progress line.
 std::atomic<int> rows_registered{0};
 // Runs of a row finished (Google Benchmark's Teardown hook: each repetition,
 // and the first repetition's runs that find the iteration count), and the
-// repetitions a row makes: with interleaving no row is done before the last
-// round, so the progress line counts these.
+// repetitions a row makes: with random interleaving no row is reported before
+// the last round, so the progress line counts these there. Elsewhere it
+// counts the repetitions reported: a run made in rounds finds each row's
+// iteration count anew every round, three or four runs a repetition.
 std::atomic<int> runs_done{0};
 std::atomic<int> repetitions_per_row{1};
 void CountRun(const benchmark::State&) { ++runs_done; }
 
-// Prints "[progress] 45 s: 12 of 30 rows done" to stderr every 15 s while
-// the benchmarks run: with interleaved repetitions no row is reported before
-// the last round, and a long row is silent for a while in any case.
+// Prints "[progress] 45 s: 120 of ~270 repetitions (44%), ETA ~57 s" to
+// stderr every 15 s while the benchmarks run, counting `done`: with
+// interleaved repetitions no row is reported before the last round, and a long
+// row is silent for a while in any case.
 class ProgressTicker {
  public:
   // The thread starts with every signal blocked, so that a process-directed
@@ -127,10 +130,11 @@ class ProgressTicker {
     while (!mu_.AwaitWithTimeout(absl::Condition(&stop_), absl::Seconds(15))) {
       const int64_t elapsed = absl::ToInt64Seconds(absl::Now() - start_);
       const int expected = rows_registered.load() * repetitions_per_row.load();
+      const int done = done_->load();
       const double fraction =
-          std::min(0.99, expected > 0 ? static_cast<double>(runs_done.load()) / expected : 0.0);
-      std::cerr << "[progress] " << elapsed << " s: " << runs_done.load() << " runs of ~"
-                << expected << " (" << static_cast<int>(fraction * 100) << "%)";
+          std::min(0.99, expected > 0 ? static_cast<double>(done) / expected : 0.0);
+      std::cerr << "[progress] " << elapsed << " s: " << done << " of ~" << expected
+                << " repetitions (" << static_cast<int>(fraction * 100) << "%)";
       if (fraction > 0.05) {
         std::cerr << ", ETA ~" << static_cast<int64_t>(elapsed / fraction - elapsed) << " s";
       }
@@ -576,7 +580,7 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   const MachineSample before = SampleMachine();
   size_t matched;
   {
-    ProgressTicker ticker(reporter.rows_done());
+    ProgressTicker ticker(interleaved ? &runs_done : reporter.repetitions_done());
     matched = benchmark::RunSpecifiedBenchmarks(&reporter);
   }
   if (bench_defaults.after_run) bench_defaults.after_run();
