@@ -49,14 +49,14 @@
 #include "lib/runfiles.h"
 
 ABSL_FLAG(int, connections, 16, "Concurrent client connections.");
-ABSL_FLAG(double, load_seconds, 1.0, "How long each repetition's load runs (0.1 with --quick).");
+ABSL_FLAG(double, load_seconds, 0.5, "How long each repetition's load runs (0.1 with --quick).");
 ABSL_FLAG(int64_t, max_requests, 500000, "The most requests one repetition sends.");
 
 namespace spawnlab {
 namespace {
 
 std::string server_path;
-double load_seconds = 1.0;
+double load_seconds = 0.5;
 
 // How a row departs from the plain one: load threads, handler cost.
 struct Variant {
@@ -178,11 +178,13 @@ void Register(const BenchOptions& options) {
 
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
-  // 35 rows of 1-second loads: 5 rounds keep a full run near 3.5 minutes. Each
-  // round runs every row once, shuffled; the key ratios (each model over the
-  // shared listener, each mechanism over epoll, same load) are taken within a
-  // round, so the machine's drift over the run cancels.
-  defaults.rounds = 5;
+  // 35 rows of half-second loads (--load_seconds), 9 rounds: the repetitions
+  // compare's U test needs, in about the 3 minutes that 5 rounds of 1-second
+  // loads took, and a round short enough that the machine drifts less within
+  // it. Each round runs every row once, shuffled; the key ratios (each model
+  // over the shared listener, each mechanism over epoll, same load) are taken
+  // within a round, so the machine's drift over the run cancels.
+  defaults.rounds = 9;
   defaults.ratio_baselines = {{"model", "shared"}, {"mechanism", "epoll"}};
   // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = spawnlab::RowName(
