@@ -134,9 +134,12 @@ std::string FromWorkingDirectory(const std::string& path);
 
 // A bench's defaults for Google Benchmark's own flags (the command line wins).
 struct BenchDefaults {
-  // Repetitions per row (2 with --quick). 9 is what compare's U test wants;
-  // a bench whose repetitions are long may choose fewer and say why.
-  int repetitions = 9;
+  // Repetitions per row (2 with --quick). compare's U test wants 9 at least;
+  // 25, because this project's VM slows by 15-40% in bursts of tens of ms,
+  // some 10-25% of the time, and the median of 9 repetitions of 50 ms moved
+  // by 5-15% between two runs of the same code where that of 25 holds. A
+  // bench whose repetitions are long may choose fewer and say why.
+  int repetitions = 25;
   // How long each repetition of a row runs at least, in seconds.
   double min_time = 0.05;
   double quick_min_time = 0.001;

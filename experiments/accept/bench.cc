@@ -139,8 +139,11 @@ void Register(const BenchOptions& options) {
   server_path = RunfileOrExit("experiments/accept/server");
   load_seconds = options.quick ? 0.1 : absl::GetFlag(FLAGS_load_seconds);
   const int workers = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-  benchmark::AddCustomContext("accept.connections", absl::StrCat(absl::GetFlag(FLAGS_connections)));
-  benchmark::AddCustomContext("accept.load_seconds", absl::StrCat(load_seconds));
+  if (options.round == 0) {  // Register runs once per round; the context is the run's
+    benchmark::AddCustomContext("accept.connections",
+                                absl::StrCat(absl::GetFlag(FLAGS_connections)));
+    benchmark::AddCustomContext("accept.load_seconds", absl::StrCat(load_seconds));
+  }
   std::vector<RoundRow> rows;
   for (const char* model : {"shared", "reuseport", "proxy"}) {
     for (const char* mech : {"blocking", "epoll", "epoll-exclusive", "uring", "uring-multishot"}) {

@@ -23,7 +23,7 @@
 //
 // Every row's timing loop runs inside its parent; the bench only asks and
 // reads the answers. The parents live for the whole run, so the run is made of
-// rounds (9; 2 with --quick): each round measures every row once, in a
+// rounds (15; 2 with --quick): each round measures every row once, in a
 // shuffled order, so the machine's drift between rounds falls on all rows
 // alike, and each key ratio (each method over vfork) is taken within a round.
 // Each row records its parent's shape (mappings, resident size, page tables,
@@ -56,7 +56,8 @@ namespace {
 constexpr int64_t kGiBInMiB = 1024;
 
 // How many times the run's minimum time per repetition the cross-checked
-// 1 GiB fork rows run (Register): ~13 spawns of ~28 ms at the default 0.02 s.
+// 1 GiB fork rows run (Register): ~6 spawns of ~28 ms at the default 0.01 s,
+// some 90 over the run.
 constexpr double kCrossCheckedMinTimeFactor = 12.5;
 
 struct ChildKind {
@@ -235,8 +236,12 @@ void Register(const BenchOptions& options) {
 
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
-  defaults.rounds = 9;
-  defaults.min_time = 0.02;
+  // 15 rounds of 10 ms repetitions: the 9 rounds of 20 ms it ran before in
+  // about the same time, with more rounds for each key ratio's median and a
+  // round short enough that the machine's bursts of slowness (tens of ms)
+  // fall on fewer of its rows (BenchDefaults::repetitions).
+  defaults.rounds = 15;
+  defaults.min_time = 0.01;
   defaults.ratio_baselines = {{"method", "vfork"}};
   defaults.canary_row = "spawn/method:vfork/child:minimal/parent:minimal/until:exit";
   // The spawners' CPU time is the bench's: stop them before the run's record.
