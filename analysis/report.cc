@@ -75,6 +75,11 @@ std::string RunConditions(const ResultsFile& f) {
             ? drift
             : absl::StrCat("moved ", drift, "% (last half against first half of ", "its rounds)"),
         " |\n");
+    const std::string spread = Ctx(f, "spawnlab.canary.spread_pct");
+    if (spread != "—" && !absl::StartsWith(spread, "unknown")) {
+      absl::StrAppend(&out, "| canary spread | its slowest quarter of rounds ", spread,
+                      "% above its fastest |\n");
+    }
   }
   absl::StrAppend(&out, "| noisy | ", Ctx(f, "run.noisy"),
                   " (thresholds: README, \"Noisy runs\") |\n\n");

@@ -142,6 +142,21 @@ double CanaryDriftPct(const nlohmann::json& doc, const std::string& canary_row) 
   return first > 0 ? 100.0 * std::fabs(last / first - 1) : -1;
 }
 
+double CanarySpreadPct(const nlohmann::json& doc, const std::string& canary_row) {
+  const std::map<std::string, std::vector<double>> times = RepetitionTimes(doc);
+  auto it = times.find(canary_row);
+  if (it == times.end()) return -1;
+  std::vector<double> v;
+  for (double t : it->second) {
+    if (std::isfinite(t) && t > 0) v.push_back(t);
+  }
+  if (v.size() < 4) return -1;
+  std::sort(v.begin(), v.end());
+  // The nearest-rank 75th percentile: the 7th of 9, the 12th of 15, the 19th of 25.
+  const size_t rank = (3 * v.size() + 3) / 4;  // ceil(0.75 n)
+  return 100.0 * (v[rank - 1] / v.front() - 1);
+}
+
 namespace {
 
 struct Moments {

@@ -62,6 +62,13 @@ std::pair<double, double> MedianInterval(std::vector<double> sorted_values);
 // one left out). Negative if the row is missing or has fewer than 4.
 double CanaryDriftPct(const nlohmann::json& doc, const std::string& canary_row);
 
+// How unevenly the machine ran, in percent: the canary's slowest quarter of
+// repetitions against its fastest, (75th percentile / minimum - 1). A quiet
+// run's canary stays within a few percent; bursts of slowness on a shared
+// machine spread it, where they may leave the two halves' medians (the
+// drift) alike. Negative if the row is missing or has fewer than 4.
+double CanarySpreadPct(const nlohmann::json& doc, const std::string& canary_row);
+
 double Median(std::vector<double> v);
 
 // A run made in rounds (bench.h: BenchDefaults::rounds; each row registered

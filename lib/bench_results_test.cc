@@ -88,6 +88,24 @@ TEST(BenchResults, CanaryDriftComparesTheLastHalfWithTheFirst) {
   EXPECT_LT(CanaryDriftPct(Doc(three), "c/op:canary"), 0);
 }
 
+TEST(BenchResults, CanarySpreadSetsTheSlowestQuarterAgainstTheFastest) {
+  // Nine rounds, sorted 100 101 102 103 104 105 [120] 150 160: the 7th of 9
+  // is 20% above the fastest, though both halves' medians are alike.
+  std::vector<nlohmann::json> rows;
+  const double t[] = {150, 101, 102, 120, 103, 160, 104, 105, 100};
+  for (int k = 0; k < 9; ++k) rows.push_back(Rep("c/op:canary", k, t[k]));
+  EXPECT_NEAR(CanarySpreadPct(Doc(rows), "c/op:canary"), 20.0, 1e-9);
+  EXPECT_LT(CanarySpreadPct(Doc(rows), "c/op:other"), 0);
+  // Two slow rounds of nine are under a quarter: the spread stays small.
+  std::vector<nlohmann::json> two;
+  const double u[] = {100, 101, 102, 103, 104, 105, 106, 150, 160};
+  for (int k = 0; k < 9; ++k) two.push_back(Rep("c/op:canary", k, u[k]));
+  EXPECT_NEAR(CanarySpreadPct(Doc(two), "c/op:canary"), 6.0, 1e-9);
+  std::vector<nlohmann::json> three;
+  for (int k = 0; k < 3; ++k) three.push_back(Rep("c/op:canary", k, 100 + k));
+  EXPECT_LT(CanarySpreadPct(Doc(three), "c/op:canary"), 0);
+}
+
 TEST(BenchResults, MergeRoundsMakesRepetitionsAndAggregatesInTheNaturalOrder) {
   // Two rounds, rows in a different order in each; one row skipped.
   nlohmann::json b1 = Rep("s/op:b", 0, 30);

@@ -126,6 +126,7 @@ TEST(Bench, RecordsTheRunsConditionsAsStrictJson) {
   // The canary's drift needs 4 rounds or more; a quick run has 2, and says so.
   EXPECT_EQ(c["spawnlab.canary.row"], "fixture/op:clock");
   EXPECT_EQ(c["spawnlab.canary.drift_pct"], "unknown: fewer than 4 rounds");
+  EXPECT_EQ(c["spawnlab.canary.spread_pct"], "unknown: fewer than 4 rounds");
 }
 
 // The drift canary: a number over enough rounds (4 here).
@@ -141,6 +142,11 @@ TEST(Bench, TheCanarySaysHowFarItDriftedOrWhyItCannot) {
       absl::SimpleAtod(doc["context"]["spawnlab.canary.drift_pct"].get<std::string>(), &drift))
       << doc["context"]["spawnlab.canary.drift_pct"];
   EXPECT_GE(drift, 0);
+  double spread = -1;
+  EXPECT_TRUE(
+      absl::SimpleAtod(doc["context"]["spawnlab.canary.spread_pct"].get<std::string>(), &spread))
+      << doc["context"]["spawnlab.canary.spread_pct"];
+  EXPECT_GE(spread, 0);
 }
 
 TEST(Bench, DefaultPathIsUnderTheWorkspaceResultsByKernelAndHost) {

@@ -69,7 +69,8 @@ MachineSample SampleMachine() {
   return s;
 }
 
-std::string NoisyVerdict(double other_cpu_cores, double steal_pct, double canary_drift_pct) {
+std::string NoisyVerdict(double other_cpu_cores, double steal_pct, double canary_drift_pct,
+                         double canary_spread_pct) {
   std::vector<std::string> why;
   if (other_cpu_cores > kNoisyOtherCpuCores) {
     why.push_back(absl::StrFormat("other processes used %.2f cores (threshold %.2f)",
@@ -81,6 +82,11 @@ std::string NoisyVerdict(double other_cpu_cores, double steal_pct, double canary
   if (canary_drift_pct > kNoisyCanaryDriftPct) {
     why.push_back(absl::StrFormat("the canary drifted %.1f%% (threshold %.1f%%)", canary_drift_pct,
                                   kNoisyCanaryDriftPct));
+  }
+  if (canary_spread_pct > kNoisyCanarySpreadPct) {
+    why.push_back(absl::StrFormat(
+        "the canary's slowest quarter of rounds ran %.1f%% above its fastest (threshold %.1f%%)",
+        canary_spread_pct, kNoisyCanarySpreadPct));
   }
   return why.empty() ? "no" : absl::StrCat("yes: ", absl::StrJoin(why, "; "));
 }

@@ -32,6 +32,9 @@ namespace spawnlab {
 inline constexpr double kNoisyOtherCpuCores = 0.10;   // others used >10% of a core
 inline constexpr double kNoisyStealPct = 1.0;         // >1% of CPU time stolen
 inline constexpr double kNoisyCanaryDriftPct = 10.0;  // the canary moved >10% (bench.h)
+// the canary's slowest quarter of rounds ran >15% above its fastest round
+// (bench_results.h: CanarySpreadPct): bursts of slowness that drift misses
+inline constexpr double kNoisyCanarySpreadPct = 15.0;
 
 struct MachineSample {
   absl::Time wall;
@@ -58,8 +61,9 @@ std::map<std::string, std::string> DescribeRun(const MachineSample& before,
                                                const MachineSample& after);
 
 // "yes: ..." or "no" from the figures DescribeRun computes; `canary_drift_pct`
-// is negative where the bench has no canary.
-std::string NoisyVerdict(double other_cpu_cores, double steal_pct, double canary_drift_pct);
+// and `canary_spread_pct` are negative where the bench has no canary.
+std::string NoisyVerdict(double other_cpu_cores, double steal_pct, double canary_drift_pct,
+                         double canary_spread_pct = -1);
 
 }  // namespace spawnlab
 

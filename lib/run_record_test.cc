@@ -49,14 +49,22 @@ TEST(RunRecord, TheBusiestOthersAreThoseThatUsedCpu) {
 }
 
 // The thresholds are the README's (0.10 of a core, 1% steal, a 10% canary
-// drift), written out here rather than read from the constants, so that a
-// changed constant fails this test instead of moving with it.
+// drift, a 15% canary spread), written out here rather than read from the
+// constants, so that a changed constant fails this test instead of moving
+// with it.
 TEST(RunRecord, NoisyVerdictSitsOnItsThresholds) {
-  EXPECT_EQ(NoisyVerdict(0.10, 1.0, 10.0), "no");
+  EXPECT_EQ(NoisyVerdict(0.10, 1.0, 10.0, 15.0), "no");
   EXPECT_EQ(NoisyVerdict(0, 0, -1), "no");
+  EXPECT_EQ(NoisyVerdict(0, 0, -1, -1), "no");
   EXPECT_TRUE(absl::StrContains(NoisyVerdict(0.11, 0, -1), "other"));
   EXPECT_TRUE(absl::StrContains(NoisyVerdict(0, 1.1, -1), "steal"));
-  EXPECT_TRUE(absl::StrContains(NoisyVerdict(0, 0, 10.1), "canary"));
+  EXPECT_TRUE(absl::StrContains(NoisyVerdict(0, 0, 10.1), "drifted"));
+  EXPECT_TRUE(absl::StrContains(NoisyVerdict(0, 0, -1, 15.1), "slowest quarter"));
+  // Every reason is given.
+  const std::string all = NoisyVerdict(0.2, 2, 11, 16);
+  for (const char* why : {"other", "steal", "drifted", "slowest quarter"}) {
+    EXPECT_TRUE(absl::StrContains(all, why)) << all;
+  }
 }
 
 }  // namespace

@@ -52,8 +52,9 @@ if context.get("spawnlab.ratio_baseline") != "op:vfork-exec,parent:minimal":
 canary = context.get("spawnlab.canary.row")
 if canary not in written:
     sys.exit("the canary %r is not a row it wrote" % canary)
-if not context.get("spawnlab.canary.drift_pct", "").startswith("unknown: fewer than 4"):
-    sys.exit("a 2-round run's canary drift: %r" % context.get("spawnlab.canary.drift_pct"))
+for key in ("spawnlab.canary.drift_pct", "spawnlab.canary.spread_pct"):
+    if not context.get(key, "").startswith("unknown: fewer than 4"):
+        sys.exit("a 2-round run's %s: %r" % (key, context.get(key)))
 if len(context.get("spawnlab.canary.series", "").split()) != 2:
     sys.exit("canary series: %r" % context.get("spawnlab.canary.series"))
 # spawnbench's own minimum, the fastest spawn of each round, on its rows.
