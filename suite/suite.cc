@@ -5,6 +5,7 @@
 //   bazel run //:suite -- --only=clone3,linking
 //   bazel run //:suite -- --self_check --only=clone3   # two runs: how reproducible?
 //   bazel run //:suite -- --self_check --keep_self_check  # the committed runs, and their reruns
+//   bazel run //:suite -- --wait_quiet=600 --retry_noisy=2  # at a quiet moment, noisy runs again
 //
 // It takes the machine's bench lock (lib/bench_lock.h) for the whole suite, so
 // nothing else measures between two benches, and runs each bench with the lock
@@ -33,6 +34,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -42,6 +44,7 @@
 #include "absl/time/time.h"
 #include "lib/bench_lock.h"
 #include "lib/environment.h"
+#include "lib/quiet.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
 #include "nlohmann/json.hpp"
@@ -66,6 +69,15 @@ ABSL_FLAG(bool, keep_self_check, false,
           "<host>/<experiment>.json) and the second beside it (<experiment>.rerun.json), then "
           "regenerate reports/, whose reports then show how far the two agree. For the "
           "committed results.");
+
+ABSL_FLAG(int, wait_quiet, 0,
+          "Before each bench, wait up to this many seconds for a quiet machine (lib/quiet.h: a "
+          "2-second look at how evenly a tight loop runs on the benches' CPU), looking again "
+          "every 20 s; then run it either way, saying so. 0: do not look.");
+ABSL_FLAG(int, retry_noisy, 0,
+          "Measure a bench again, up to this many more times, when its run (with --self_check, "
+          "either run of its pair) comes out marked noisy (README, \"Noisy runs\"). The last "
+          "attempt is kept; the suite says which it discarded and why.");
 
 namespace spawnlab {
 namespace {
@@ -150,6 +162,37 @@ std::string Minutes(int64_t seconds) {
 
 volatile sig_atomic_t g_interrupted = 0;
 void OnInterrupt(int) { g_interrupted = 1; }
+
+// The results file's run.noisy: "" for a quiet run (or one that says nothing).
+std::string NoisyReason(const std::string& path) {
+  std::ifstream in(path);
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("context") ||
+      !doc["context"].contains("run.noisy") || !doc["context"]["run.noisy"].is_string()) {
+    return "";
+  }
+  const std::string noisy = doc["context"]["run.noisy"].get<std::string>();
+  return absl::StartsWith(noisy, "yes") ? noisy : "";
+}
+
+// Looks at the machine until it is quiet or `budget_s` has passed; says what
+// it saw each time.
+void WaitForQuiet(int budget_s, absl::string_view who) {
+  static double best_ns = 0;  // the fastest any look of this suite saw
+  const absl::Time give_up = absl::Now() + absl::Seconds(budget_s);
+  while (!g_interrupted) {
+    const QuietCheck q = CheckQuiet(-1, absl::Seconds(2), absl::Milliseconds(10), best_ns);
+    if (q.slices > 0 && (best_ns == 0 || q.fastest_ns < best_ns)) best_ns = q.fastest_ns;
+    const bool out_of_time = absl::Now() >= give_up;
+    std::cout << "[suite] " << who << ": the machine "
+              << (q.quiet()     ? "is quiet"
+                  : out_of_time ? "is still not quiet; going on"
+                                : "is not quiet")
+              << " (" << q.ToString() << ")" << std::endl;
+    if (q.quiet() || out_of_time) return;
+    for (int i = 0; i < 20 && !g_interrupted; ++i) absl::SleepFor(absl::Seconds(1));
+  }
+}
 
 }  // namespace
 
@@ -251,7 +294,7 @@ int SuiteMain(int argc, char** argv) {
   signal(SIGTERM, OnInterrupt);
 
   const absl::Time start = absl::Now();
-  std::vector<std::string> failed, not_reproducible;
+  std::vector<std::string> failed, not_reproducible, discarded;
   std::vector<std::pair<std::string, int64_t>> took;
   int remaining = total_estimate;
   for (size_t i = 0; i < plan.size() && !g_interrupted; ++i) {
@@ -267,23 +310,46 @@ int SuiteMain(int argc, char** argv) {
     const absl::Time t0 = absl::Now();
     absl::StatusOr<ExitStatus> status = absl::UnknownError("not run");
     std::vector<std::string> outs;
-    for (int run = 1; run <= (self_check ? 2 : 1) && !g_interrupted; ++run) {
-      std::vector<std::string> run_args = args;
-      if (self_check) {
-        if (keep_self_check) {
-          const std::string full = FullResultsPath(workspace, e.name);
-          outs.push_back(run == 1 ? full
-                                  : absl::StrCat(full.substr(0, full.size() - 5), ".rerun.json"));
-        } else {
-          outs.push_back(absl::StrCat(self_check_dir, "/", e.name, "-", run, ".json"));
-        }
-        run_args.push_back("--out=" + outs.back());
-        std::cout << "[suite] " << e.name << ": run " << run << " of 2" << std::endl;
+    // A noisy run is measured again (--retry_noisy), the pair with it under
+    // --self_check; a smoke run is never worth it.
+    const int attempts = quick ? 1 : 1 + std::max(0, absl::GetFlag(FLAGS_retry_noisy));
+    for (int attempt = 1; attempt <= attempts && !g_interrupted; ++attempt) {
+      if (absl::GetFlag(FLAGS_wait_quiet) > 0) {
+        WaitForQuiet(absl::GetFlag(FLAGS_wait_quiet), e.name);
       }
-      absl::StatusOr<Child> child =
-          Spawn(SpawnMethod::kPosixSpawn, ExecSpec(run_args[0], run_args));
-      status = child.ok() ? child->Wait() : absl::StatusOr<ExitStatus>(child.status());
-      if (!status.ok() || !status->success()) break;
+      outs.clear();
+      for (int run = 1; run <= (self_check ? 2 : 1) && !g_interrupted; ++run) {
+        std::vector<std::string> run_args = args;
+        if (self_check) {
+          if (keep_self_check) {
+            const std::string full = FullResultsPath(workspace, e.name);
+            outs.push_back(run == 1 ? full
+                                    : absl::StrCat(full.substr(0, full.size() - 5), ".rerun.json"));
+          } else {
+            outs.push_back(absl::StrCat(self_check_dir, "/", e.name, "-", run, ".json"));
+          }
+          run_args.push_back("--out=" + outs.back());
+          std::cout << "[suite] " << e.name << ": run " << run << " of 2" << std::endl;
+        }
+        absl::StatusOr<Child> child =
+            Spawn(SpawnMethod::kPosixSpawn, ExecSpec(run_args[0], run_args));
+        status = child.ok() ? child->Wait() : absl::StatusOr<ExitStatus>(child.status());
+        if (!status.ok() || !status->success()) break;
+      }
+      if (!status.ok() || !status->success() || attempt == attempts) break;
+      std::vector<std::string> written = outs;
+      if (written.empty()) written.push_back(FullResultsPath(workspace, e.name));
+      std::vector<std::string> noisy;
+      for (const std::string& path : written) {
+        if (std::string why = NoisyReason(path); !why.empty()) {
+          noisy.push_back(absl::StrCat(std::filesystem::path(path).filename().string(), ": ", why));
+        }
+      }
+      if (noisy.empty()) break;
+      discarded.push_back(
+          absl::StrCat(e.name, " attempt ", attempt, " (", absl::StrJoin(noisy, "; "), ")"));
+      std::cout << "[suite] " << e.name << ": noisy (" << absl::StrJoin(noisy, "; ")
+                << "): measuring again, attempt " << attempt + 1 << " of " << attempts << std::endl;
     }
     if (self_check && status.ok() && status->success() && outs.size() == 2) {
       std::cout << "\n[suite] " << e.name << ": how far two runs agree\n" << std::endl;
@@ -337,6 +403,10 @@ int SuiteMain(int argc, char** argv) {
   } else {
     std::cout << "results: " << workspace << "/results/\nreports: " << workspace
               << "/reports/README.md\n";
+  }
+  if (!discarded.empty()) {
+    std::cout << "discarded as noisy and measured again (--retry_noisy):\n  "
+              << absl::StrJoin(discarded, "\n  ") << "\n";
   }
   if (!failed.empty()) {
     std::cout << "failed: " << absl::StrJoin(failed, ", ") << "\n";

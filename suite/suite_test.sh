@@ -35,6 +35,10 @@ quick=$(find "$ws/results" -name syscalls.quick.json)
 grep -q '"run.lock": "held for it by suite pid' "$quick" || { echo "the bench did not run under the suite's lock" >&2; exit 1; }
 [ -f "$ws/reports/README.md" ] || { echo "no reports" >&2; exit 1; }
 grep -q "^suite: .* for 1 benches (--quick)" "$TEST_TMPDIR/out.txt" || { cat "$TEST_TMPDIR/out.txt"; exit 1; }
+# --wait_quiet: the suite looks at the machine before the bench and says what it saw
+# (quiet or not: that is the machine's; a 1-second budget, so it never waits long).
+"$suite" --quick --only=syscalls --wait_quiet=1 --report=false > "$TEST_TMPDIR/quiet.txt" 2>&1 || { cat "$TEST_TMPDIR/quiet.txt"; exit 1; }
+grep -Eq "^\[suite\] syscalls: the machine (is quiet|is not quiet|is still not quiet; going on) \([0-9]+% of [0-9]+ slices slow" "$TEST_TMPDIR/quiet.txt" || { cat "$TEST_TMPDIR/quiet.txt"; exit 1; }
 # --self_check: two runs into a temporary folder, then the table; results/ untouched.
 before=$(find "$ws/results" -type f | sort)
 "$suite" --self_check --quick --only=syscalls > "$TEST_TMPDIR/self.txt" 2>&1 || true
