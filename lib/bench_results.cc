@@ -127,29 +127,34 @@ std::vector<PairedRatio> PairedRatios(const nlohmann::json& doc, const RatioBase
   return out;
 }
 
-double CanaryDriftPct(const nlohmann::json& doc, const std::string& canary_row) {
+namespace {
+
+// The canary row's repetition times that are numbers, in round order; empty if
+// the row is missing.
+std::vector<double> CanaryTimes(const nlohmann::json& doc, const std::string& canary_row) {
   const std::map<std::string, std::vector<double>> times = RepetitionTimes(doc);
   auto it = times.find(canary_row);
-  if (it == times.end()) return -1;
   std::vector<double> v;
+  if (it == times.end()) return v;
   for (double t : it->second) {
-    if (std::isfinite(t)) v.push_back(t);
+    if (std::isfinite(t) && t > 0) v.push_back(t);
   }
+  return v;
+}
+
+}  // namespace
+
+double CanaryDriftPct(const nlohmann::json& doc, const std::string& canary_row) {
+  const std::vector<double> v = CanaryTimes(doc, canary_row);
   if (v.size() < 4) return -1;
   const size_t half = v.size() / 2;
   const double first = Median({v.begin(), v.begin() + half});
   const double last = Median({v.end() - half, v.end()});
-  return first > 0 ? 100.0 * std::fabs(last / first - 1) : -1;
+  return 100.0 * std::fabs(last / first - 1);
 }
 
 double CanarySpreadPct(const nlohmann::json& doc, const std::string& canary_row) {
-  const std::map<std::string, std::vector<double>> times = RepetitionTimes(doc);
-  auto it = times.find(canary_row);
-  if (it == times.end()) return -1;
-  std::vector<double> v;
-  for (double t : it->second) {
-    if (std::isfinite(t) && t > 0) v.push_back(t);
-  }
+  std::vector<double> v = CanaryTimes(doc, canary_row);
   if (v.size() < 4) return -1;
   std::sort(v.begin(), v.end());
   // The nearest-rank 75th percentile: the 7th of 9, the 12th of 15, the 19th of 25.

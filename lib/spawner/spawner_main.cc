@@ -112,6 +112,22 @@ int Usage() {
 // The most spawns one request may ask for.
 constexpr long kMaxSpawnsPerRequest = 1000000;
 
+// After a child's Wait: whether it exited 0 having written its clock reading
+// (into *clock) to `clock_fd`; if not, says why on stderr.
+bool RanToItsEnd(const absl::StatusOr<spawnlab::ExitStatus>& status, int clock_fd,
+                 const std::string& child, int64_t* clock) {
+  if (!status.ok()) {
+    fprintf(stderr, "spawner: %s\n", status.status().ToString().c_str());
+    return false;
+  }
+  if (!status->success() || read(clock_fd, clock, sizeof(*clock)) != sizeof(*clock)) {
+    fprintf(stderr, "spawner: %s did not run to its end (%s)\n", child.c_str(),
+            status->ToString().c_str());
+    return false;
+  }
+  return true;
+}
+
 // One spawn's answer (see the top).
 struct Times {
   int64_t to_start_ns, to_exit_ns, instructions;
@@ -287,17 +303,9 @@ int main(int argc, char** argv) {
     if (checked.insert({*method, child}).second) {
       // Untimed: the exec's errno, should it fail, and the child's reading.
       absl::StatusOr<spawnlab::Child> c = spawnlab::Spawn(*method, *spec, checking);
-      absl::StatusOr<spawnlab::ExitStatus> status =
-          c.ok() ? c->Wait() : absl::StatusOr<spawnlab::ExitStatus>(c.status());
       int64_t ignored;
-      if (!status.ok()) {
-        fprintf(stderr, "spawner: %s\n", status.status().ToString().c_str());
-        return 1;
-      }
-      if (!status->success() ||
-          read(clock_read.get(), &ignored, sizeof(ignored)) != sizeof(ignored)) {
-        fprintf(stderr, "spawner: %s did not run to its end (%s)\n", child.c_str(),
-                status->ToString().c_str());
+      if (!RanToItsEnd(c.ok() ? c->Wait() : absl::StatusOr<spawnlab::ExitStatus>(c.status()),
+                       clock_read.get(), child, &ignored)) {
         return 1;
       }
     }
@@ -320,16 +328,7 @@ int main(int argc, char** argv) {
       absl::StatusOr<spawnlab::ExitStatus> status = c->Wait();
       const int64_t t1 = Now();
       int64_t child_clock = 0, instructions = -1;
-      if (!status.ok()) {
-        fprintf(stderr, "spawner: %s\n", status.status().ToString().c_str());
-        return 1;
-      }
-      if (!status->success() ||
-          read(clock_read.get(), &child_clock, sizeof(child_clock)) != sizeof(child_clock)) {
-        fprintf(stderr, "spawner: %s did not run to its end (%s)\n", child.c_str(),
-                status->ToString().c_str());
-        return 1;
-      }
+      if (!RanToItsEnd(status, clock_read.get(), child, &child_clock)) return 1;
       if (counter.valid() &&
           read(counter.get(), &instructions, sizeof(instructions)) != sizeof(instructions)) {
         instructions = -1;
