@@ -622,37 +622,7 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   context.erase("host_name");  // the machine's name: spawnlab records host.id instead
   for (const auto& [key, value] : DescribeRun(before, after)) context[key] = value;
   context["run.lock"] = lock_story;
-  double drift = -1, spread = -1;
-  if (!bench_defaults.canary_row.empty()) {
-    drift = CanaryDriftPct(doc, bench_defaults.canary_row);
-    spread = CanarySpreadPct(doc, bench_defaults.canary_row);
-    context["spawnlab.canary.row"] = bench_defaults.canary_row;
-    auto times = RepetitionTimes(doc);
-    auto it = times.find(bench_defaults.canary_row);
-    context["spawnlab.canary.drift_pct"] =
-        drift >= 0          ? absl::StrFormat("%.2f", drift)
-        : it == times.end() ? "unknown: the canary row did not run (a filter left it out?)"
-                            : "unknown: fewer than 4 rounds";
-    context["spawnlab.canary.spread_pct"] = spread >= 0
-                                                ? nlohmann::json(absl::StrFormat("%.2f", spread))
-                                                : context["spawnlab.canary.drift_pct"];
-    if (it != times.end()) {
-      std::vector<std::string> series;
-      for (double t : it->second) series.push_back(absl::StrFormat("%.4g", t));
-      context["spawnlab.canary.series"] = absl::StrJoin(series, " ");
-    }
-  }
-  {
-    auto num = [&context](const char* key) {
-      double v = -1;
-      if (context.contains(key) && context[key].is_string()) {
-        (void)absl::SimpleAtod(context[key].get<std::string>(), &v);
-      }
-      return v;
-    };
-    context["run.noisy"] =
-        NoisyVerdict(num("run.other_cpu_cores"), num("run.steal_pct"), drift, spread);
-  }
+  RecordNoise(doc, bench_defaults.canary_row);
   if (absl::Status s = WriteFile(tmp, doc.dump(2) + "\n"); !s.ok()) {
     unlink(tmp.c_str());
     std::cerr << "error: " << s.message() << "; " << out << " is as it was\n";

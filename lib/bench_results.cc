@@ -8,9 +8,12 @@
 #include <set>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "lib/bench_name.h"
+#include "lib/run_record.h"
 
 namespace spawnlab {
 namespace {
@@ -160,6 +163,38 @@ double CanarySpreadPct(const nlohmann::json& doc, const std::string& canary_row)
   // The nearest-rank 75th percentile: the 7th of 9, the 12th of 15, the 19th of 25.
   const size_t rank = (3 * v.size() + 3) / 4;  // ceil(0.75 n)
   return 100.0 * (v[rank - 1] / v.front() - 1);
+}
+
+void RecordNoise(nlohmann::json& doc, const std::string& canary_row) {
+  nlohmann::json& context = doc["context"];
+  double drift = -1, spread = -1;
+  if (!canary_row.empty()) {
+    drift = CanaryDriftPct(doc, canary_row);
+    spread = CanarySpreadPct(doc, canary_row);
+    const std::map<std::string, std::vector<double>> times = RepetitionTimes(doc);
+    auto it = times.find(canary_row);
+    const std::string unknown =
+        it == times.end() ? "unknown: the canary row did not run (a filter left it out?)"
+                          : "unknown: fewer than 4 rounds";
+    context["spawnlab.canary.row"] = canary_row;
+    context["spawnlab.canary.drift_pct"] = drift >= 0 ? absl::StrFormat("%.2f", drift) : unknown;
+    context["spawnlab.canary.spread_pct"] =
+        spread >= 0 ? absl::StrFormat("%.2f", spread) : unknown;
+    if (it != times.end()) {
+      std::vector<std::string> series;
+      for (double t : it->second) series.push_back(absl::StrFormat("%.4g", t));
+      context["spawnlab.canary.series"] = absl::StrJoin(series, " ");
+    }
+  }
+  auto number = [&context](const char* key) {
+    double v = -1;
+    if (context.contains(key) && context[key].is_string()) {
+      (void)absl::SimpleAtod(context[key].get<std::string>(), &v);
+    }
+    return v;
+  };
+  context["run.noisy"] =
+      NoisyVerdict(number("run.other_cpu_cores"), number("run.steal_pct"), drift, spread);
 }
 
 namespace {

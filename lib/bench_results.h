@@ -69,6 +69,14 @@ double CanaryDriftPct(const nlohmann::json& doc, const std::string& canary_row);
 // drift) alike. Negative if the row is missing or has fewer than 4.
 double CanarySpreadPct(const nlohmann::json& doc, const std::string& canary_row);
 
+// Writes into doc["context"] what a run says of its own noise: the drift
+// canary (spawnlab.canary.row, .drift_pct, .spread_pct and .series, "unknown:
+// ..." with the reason where a figure cannot be had) and run.noisy, the
+// verdict (run_record.h: NoisyVerdict) from those and the context's
+// run.other_cpu_cores and run.steal_pct. With no canary row (empty), only
+// run.noisy. Every bench (bench.h) and the clone3 cross-check record it so.
+void RecordNoise(nlohmann::json& doc, const std::string& canary_row);
+
 double Median(std::vector<double> v);
 
 // A run made in rounds (bench.h: BenchDefaults::rounds; each row registered

@@ -1,14 +1,18 @@
 // bench_results_test.cc: rows counted by outcome, ratios paired by round with
-// the right baseline, the median's interval, and the canary's drift.
+// the right baseline, the median's interval, the canary's drift and spread,
+// and the noise a run records of itself.
 
 #include "lib/bench_results.h"
 
 #include <cmath>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace spawnlab {
 namespace {
+
+using ::testing::HasSubstr;
 
 nlohmann::json Rep(const std::string& name, int k, double t) {
   return {{"name", name + "/manual_time"},
@@ -104,6 +108,38 @@ TEST(BenchResults, CanarySpreadSetsTheSlowestQuarterAgainstTheFastest) {
   std::vector<nlohmann::json> three;
   for (int k = 0; k < 3; ++k) three.push_back(Rep("c/op:canary", k, 100 + k));
   EXPECT_LT(CanarySpreadPct(Doc(three), "c/op:canary"), 0);
+}
+
+TEST(BenchResults, RecordNoiseWritesTheCanaryAndTheVerdict) {
+  std::vector<nlohmann::json> rows;
+  const double t[] = {150, 101, 102, 120, 103, 160, 104, 105, 100};
+  for (int k = 0; k < 9; ++k) rows.push_back(Rep("c/op:canary", k, t[k]));
+  nlohmann::json doc = Doc(rows);
+  doc["context"]["run.other_cpu_cores"] = "0.01";
+  doc["context"]["run.steal_pct"] = "0.0";
+  RecordNoise(doc, "c/op:canary");
+  const nlohmann::json& c = doc["context"];
+  EXPECT_EQ(c["spawnlab.canary.row"], "c/op:canary");
+  EXPECT_EQ(c["spawnlab.canary.spread_pct"], "20.00");
+  EXPECT_EQ(c["spawnlab.canary.series"], "150 101 102 120 103 160 104 105 100");
+  EXPECT_THAT(c["run.noisy"].get<std::string>(),
+              HasSubstr("slowest quarter of rounds ran 20.0% above its fastest"));
+
+  // A canary the filter left out: said so, and the verdict from the machine.
+  nlohmann::json missing = Doc(rows);
+  missing["context"]["run.other_cpu_cores"] = "0.5";
+  RecordNoise(missing, "c/op:other");
+  EXPECT_THAT(missing["context"]["spawnlab.canary.drift_pct"].get<std::string>(),
+              HasSubstr("did not run"));
+  EXPECT_FALSE(missing["context"].contains("spawnlab.canary.series"));
+  EXPECT_THAT(missing["context"]["run.noisy"].get<std::string>(),
+              HasSubstr("other processes used 0.50 cores"));
+
+  // No canary at all: only the verdict.
+  nlohmann::json none = Doc(rows);
+  RecordNoise(none, "");
+  EXPECT_FALSE(none["context"].contains("spawnlab.canary.row"));
+  EXPECT_EQ(none["context"]["run.noisy"], "no");
 }
 
 TEST(BenchResults, MergeRoundsMakesRepetitionsAndAggregatesInTheNaturalOrder) {

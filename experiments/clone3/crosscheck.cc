@@ -628,27 +628,7 @@ int main(int argc, char** argv) {
   // time round by round, which marks a run noisy as it does a bench's.
   context["spawnlab.ratio_baseline"] = "op:vfork-exec,parent:minimal";
   nlohmann::json doc = {{"context", context}, {"benchmarks", rows}};
-  const double drift = spawnlab::CanaryDriftPct(doc, kCanaryRow);
-  const double spread = spawnlab::CanarySpreadPct(doc, kCanaryRow);
-  doc["context"]["spawnlab.canary.row"] = kCanaryRow;
-  doc["context"]["spawnlab.canary.drift_pct"] =
-      drift >= 0 ? absl::StrFormat("%.2f", drift) : "unknown: fewer than 4 rounds";
-  doc["context"]["spawnlab.canary.spread_pct"] =
-      spread >= 0 ? absl::StrFormat("%.2f", spread) : "unknown: fewer than 4 rounds";
-  {
-    std::vector<std::string> series;
-    for (double t : lat[kCanaryRow]) series.push_back(absl::StrFormat("%.4g", t));
-    doc["context"]["spawnlab.canary.series"] = absl::StrJoin(series, " ");
-  }
-  auto number = [&doc](const char* key) {
-    double v = -1;
-    const nlohmann::json& c = doc["context"];
-    if (c.contains(key) && c[key].is_string())
-      (void)absl::SimpleAtod(c[key].get<std::string>(), &v);
-    return v;
-  };
-  doc["context"]["run.noisy"] =
-      spawnlab::NoisyVerdict(number("run.other_cpu_cores"), number("run.steal_pct"), drift, spread);
+  spawnlab::RecordNoise(doc, kCanaryRow);
   const std::string tmp = out + ".tmp-" + std::to_string(getpid());
   {
     std::ofstream f(tmp);
