@@ -22,7 +22,8 @@
 // answer: the protocol's cost, which is outside every measured interval).
 //
 // Every row's timing loop runs inside its parent; the bench only asks and
-// reads the answers. The parents live for the whole run, so the run is made of
+// reads the answers. Every child is exec'd with an empty environment, as
+// spawnbench's and lat_proc's are (context: spawnlab.child_environment). The parents live for the whole run, so the run is made of
 // rounds (15; 2 with --quick): each round measures every row once, in a
 // shuffled order, so the machine's drift between rounds falls on all rows
 // alike, and each key ratio (each method over vfork) is taken within a round.
@@ -121,7 +122,11 @@ absl::StatusOr<LiveParent*> GetParent(const ParentKind& parent) {
         std::cerr << "parent " << parent.name << ": touching " << parent.touched_mib << " MiB"
                   << std::endl;
       }
-      live->driver = SpawnerDriver::Start(RunfileOrExit(parent.spawner), parent.args);
+      // Every child with an empty environment, as spawnbench's and lat_proc's:
+      // the caller's would add its own cost to every exec (spawner_main.cc).
+      std::vector<std::string> args = parent.args;
+      args.push_back("--child_env=empty");
+      live->driver = SpawnerDriver::Start(RunfileOrExit(parent.spawner), std::move(args));
       if (live->driver.ok()) {
         absl::StatusOr<ParentShape> shape = live->driver->Shape();
         if (shape.ok()) {
@@ -189,6 +194,9 @@ void BM_SpawnerRoundtrip(benchmark::State& state) {
 }
 
 void Register(const BenchOptions& options) {
+  if (options.round == 0) {  // Register runs once per round; the context is the run's
+    benchmark::AddCustomContext("spawnlab.child_environment", "empty");
+  }
   // The harness rows first in every round, then the spawn rows, shuffled.
   if (options.row_order != nullptr) {
     options.row_order->push_back("harness/op:empty");

@@ -38,8 +38,11 @@
 // in consecutive page frames as the bench's is (PlacedBallast), and its rows
 // record how nearly (ballast_adjacent); every row records this process's size
 // at each turn (parent_rss_kib, parent_pte_kib, parent_threads,
-// parent_mappings, as the bench's rows). The JSON is Google Benchmark's layout, written as the
-// benches write theirs (under the bench lock, renamed into place, with the run record).
+// parent_mappings, as the bench's rows). Every child is exec'd with an empty
+// environment, as spawnbench's and lat_proc's are (and the bench's spawners'):
+// exec copies the environment, so the caller's would add a cost of its own.
+// The JSON is Google Benchmark's layout, written as the benches write theirs
+// (under the bench lock, renamed into place, with the run record).
 
 #include <fcntl.h>
 #include <sched.h>
@@ -76,7 +79,8 @@
 #include "lib/runfiles.h"
 #include "nlohmann/json.hpp"
 
-extern char** environ;
+// The children's environment: none (see the top).
+char* empty_environment[] = {nullptr};
 
 namespace {
 
@@ -127,7 +131,7 @@ pid_t ForkExec() {
   pid_t pid = fork();
   if (pid < 0) Die("fork");
   if (pid == 0) {
-    execve(child_argv[0], child_argv, environ);
+    execve(child_argv[0], child_argv, empty_environment);
     _exit(127);
   }
   return pid;
@@ -137,7 +141,7 @@ pid_t VforkExec() {
   pid_t pid = vfork();
   if (pid < 0) Die("vfork");
   if (pid == 0) {
-    execve(child_argv[0], child_argv, environ);
+    execve(child_argv[0], child_argv, empty_environment);
     _exit(127);
   }
   return pid;
@@ -147,7 +151,7 @@ pid_t ForkExecC() {
   pid_t pid = fork();
   if (pid < 0) Die("fork");
   if (pid == 0) {
-    execve(c_child_argv[0], c_child_argv, environ);
+    execve(c_child_argv[0], c_child_argv, empty_environment);
     _exit(127);
   }
   return pid;
@@ -156,7 +160,7 @@ pid_t ForkExecC() {
 alignas(64) char clone_stack[64 * 1024];
 
 int CloneChild(void*) {
-  execve(child_argv[0], child_argv, environ);
+  execve(child_argv[0], child_argv, empty_environment);
   _exit(127);
 }
 
@@ -169,7 +173,7 @@ pid_t CloneExec() {
 
 pid_t PosixSpawnExec() {
   pid_t pid;
-  if (posix_spawn(&pid, child_argv[0], nullptr, nullptr, child_argv, environ) != 0) {
+  if (posix_spawn(&pid, child_argv[0], nullptr, nullptr, child_argv, empty_environment) != 0) {
     Die("posix_spawn");
   }
   return pid;
@@ -622,6 +626,7 @@ int main(int argc, char** argv) {
       "independent of lib/spawn and Google Benchmark: lat_proc and spawnbench loops in a "
       "static single-threaded parent";
   context["spawnlab.rounds"] = std::to_string(rounds);
+  context["spawnlab.child_environment"] = "empty";
   // As every bench records them (lib/bench.h): the key ratios' baselines, for
   // //analysis:compare --self_check (each op over vfork-exec, each parent over
   // the minimal one, paired within rounds), and the drift canary, one row's

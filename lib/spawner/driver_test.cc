@@ -140,6 +140,41 @@ TEST(SpawnerDriver, AMissingChildIsAnError) {
   EXPECT_FALSE(d->SpawnOnce().ok());
 }
 
+// --child_env=empty: the children get no environment (spawnbench's and
+// lat_proc's), by every method; by default, the spawner's own.
+TEST(SpawnerDriver, ChildEnvEmptyGivesTheChildrenNoEnvironment) {
+  testing::Hygiene hygiene;
+  {
+    ASSERT_EQ(setenv("SPAWNLAB_ENV_PROBE", "1", 1), 0);  // the spawners inherit it
+    const std::string probe = RunfileOrEmpty("lib/spawner/env_probe_child.sh");
+    const std::string spawner = RunfileOrEmpty("lib/spawner/spawner_minimal");
+    ASSERT_FALSE(probe.empty() || spawner.empty());
+    absl::StatusOr<SpawnerDriver> empty = SpawnerDriver::Start(spawner, {"--child_env=empty"});
+    ASSERT_TRUE(empty.ok()) << empty.status();
+    for (SpawnMethod m : AllSpawnMethods()) {
+      absl::StatusOr<SpawnerTimes> t = empty->SpawnOnce(m, probe);
+      if (!t.ok() && (m == SpawnMethod::kClone3 || m == SpawnMethod::kClone3Cow)) continue;
+      EXPECT_TRUE(t.ok()) << SpawnMethodName(m) << ": " << t.status();
+    }
+    // The probe exits 1 when it sees the variable: the spawner says it did not
+    // run to its end, and exits.
+    absl::StatusOr<SpawnerDriver> inherit = SpawnerDriver::Start(spawner, {"--child_env=inherit"});
+    ASSERT_TRUE(inherit.ok()) << inherit.status();
+    EXPECT_FALSE(inherit->SpawnOnce(SpawnMethod::kVfork, probe).ok());
+    absl::StatusOr<SpawnerDriver> by_default = SpawnerDriver::Start(spawner, {});
+    ASSERT_TRUE(by_default.ok()) << by_default.status();
+    EXPECT_FALSE(by_default->SpawnOnce(SpawnMethod::kFork, probe).ok());
+    unsetenv("SPAWNLAB_ENV_PROBE");
+  }
+  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+}
+
+TEST(SpawnerDriver, AnUnknownChildEnvIsAUsageError) {
+  absl::StatusOr<SpawnerDriver> d =
+      SpawnerDriver::Start(RunfileOrEmpty("lib/spawner/spawner_minimal"), {"--child_env=none"});
+  EXPECT_FALSE(d.ok());
+}
+
 TEST(SpawnerDriver, SpawnsManyBackToBackInOneRequest) {
   testing::Hygiene hygiene;
   {

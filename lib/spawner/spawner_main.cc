@@ -7,13 +7,18 @@
 // cross the pipe, never inside a measured interval.
 //
 //   spawner [--ballast_mib=N [--touch]] [--threads=N] [--count_instructions]
-//           [METHOD CHILD]
+//           [--child_env=inherit|empty] [METHOD CHILD]
 //
 // --threads=N starts N more threads that only sleep (a real program's helper
 // threads: fork copies only the calling thread, but the mm they share).
 // --count_instructions counts the user-space instructions of each spawn call
 // (off by default: the counter's enable and disable are system calls, one of
 // them inside the interval).
+// --child_env=empty execs every child with an empty environment, as
+// spawnbench's and lmbench's lat_proc children are: exec copies the
+// environment into the new process, so the caller's (a few dozen variables in
+// a shell, another number on every machine) adds a cost of its own to each
+// spawn. The default, inherit, passes this process's environment.
 //
 // Prints "ready MAPPINGS" (its own /proc/self/maps line count, ballast
 // included), then answers each request on stdin:
@@ -105,7 +110,7 @@ int64_t StatusField(const char* key) {
 int Usage() {
   fprintf(stderr,
           "usage: spawner [--ballast_mib=N [--touch]] [--threads=N] [--count_instructions] "
-          "[METHOD CHILD]\n");
+          "[--child_env=inherit|empty] [METHOD CHILD]\n");
   return 2;
 }
 
@@ -148,7 +153,7 @@ int main(int argc, char** argv) {
   if (getppid() != parent) return 1;
 
   long ballast_mib = 0, threads = 0;
-  bool touch = false, count_instructions = false;
+  bool touch = false, count_instructions = false, empty_env = false;
   std::string default_method, default_child;
   int positional = 0;
   for (int i = 1; i < argc; ++i) {
@@ -164,6 +169,10 @@ int main(int argc, char** argv) {
       touch = true;
     } else if (strcmp(argv[i], "--count_instructions") == 0) {
       count_instructions = true;
+    } else if (strcmp(argv[i], "--child_env=empty") == 0) {
+      empty_env = true;
+    } else if (strcmp(argv[i], "--child_env=inherit") == 0) {
+      empty_env = false;
     } else if (argv[i][0] == '-') {
       return Usage();
     } else if (positional == 0) {
@@ -298,7 +307,10 @@ int main(int argc, char** argv) {
     }
     std::unique_ptr<spawnlab::ExecSpec>& spec = specs[child];
     if (spec == nullptr) {
-      spec = std::make_unique<spawnlab::ExecSpec>(child, std::vector<std::string>{child, clock_fd});
+      std::vector<std::string> child_argv = {child, clock_fd};
+      spec = empty_env ? std::make_unique<spawnlab::ExecSpec>(child, std::move(child_argv),
+                                                              std::vector<std::string>{})
+                       : std::make_unique<spawnlab::ExecSpec>(child, std::move(child_argv));
     }
     if (checked.insert({*method, child}).second) {
       // Untimed: the exec's errno, should it fail, and the child's reading.
