@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -14,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "analysis/stats.h"
 #include "lib/bench_name.h"
 #include "re2/re2.h"
@@ -76,6 +78,25 @@ absl::Status CheckMetric(const nlohmann::json& rule, absl::string_view where) {
   return absl::OkStatus();
 }
 
+// The placeholders MachineFacts fills (see claims.h); any other "{...}" is a
+// typo that would reach the ledger as it is.
+// A testable_when's reason may also name "{value}", the context value that
+// did not match.
+absl::Status CheckPlaceholders(const std::string& text, absl::string_view where,
+                               bool value_too = false) {
+  static const re2::RE2 kAny("\\{([^{}]*)\\}");
+  static const re2::RE2 kKnown("(median|context):[^{}\\s]+");
+  re2::StringPiece rest(text);
+  std::string inside;
+  while (re2::RE2::FindAndConsume(&rest, kAny, &inside)) {
+    if (!(value_too && inside == "value") && !re2::RE2::FullMatch(inside, kKnown)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": '{", inside, "}' is not {median:ROW} or {context:KEY}"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckRule(const Claim& c, absl::string_view where) {
   const nlohmann::json& r = c.rule;
   if (!r.is_object() || !r.contains("kind") || !r["kind"].is_string()) {
@@ -131,6 +152,19 @@ absl::Status CheckRule(const Claim& c, absl::string_view where) {
   }
   for (const absl::Status& s : checks) {
     if (!s.ok()) return s;
+  }
+  if (r.contains("testable_when")) {
+    const nlohmann::json& t = r["testable_when"];
+    if (kind == "reading" || !t.is_object() || !t.contains("context") ||
+        !t["context"].is_string() || !t.contains("otherwise") || !t["otherwise"].is_string()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": testable_when needs 'context', 'matches' and 'otherwise' (a measured rule)"));
+    }
+    if (absl::Status m = NeedRegex(t, "matches", where); !m.ok()) return m;
+    if (absl::Status m = CheckPlaceholders(t["otherwise"].get<std::string>(), where, true);
+        !m.ok()) {
+      return m;
+    }
   }
   if (kind != "reading" && kind != "pending" && c.experiment.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": a measured rule needs 'experiment'"));
@@ -392,8 +426,9 @@ Verdict EvaluateAbsolute(const nlohmann::json& r, const ResultsFile& file) {
       lo == hi ? FormatNanos(lo) : absl::StrCat(FormatNanos(lo), "–", FormatNanos(hi));
   // A syscall-bound claim, in this machine's own unit: how many of its null
   // system calls the operation costs, and what null system call the claim
-  // would then imply (a VM with page-table isolation pays about 1 µs each,
-  // bare metal a tenth of that, so nanoseconds alone compare machines).
+  // would then imply (1 µs each on one kernel here, with page-table
+  // isolation, 0.17 µs on another without: nanoseconds alone compare
+  // machines).
   std::string in_units;
   if (r.contains("null_syscall_row")) {
     Verdict why;
@@ -593,6 +628,10 @@ absl::StatusOr<std::vector<Claim>> ParseClaims(absl::string_view text, absl::str
       return Bad(path, absl::StrCat("claim ", c.id, ": 'size_differs' is a sentence"));
     }
     c.size_differs = j.value("size_differs", "");
+    if (absl::Status p = CheckPlaceholders(c.size_differs, absl::StrCat(path, ": claim ", c.id));
+        !p.ok()) {
+      return p;
+    }
     if (!j.contains("rule")) return Bad(path, absl::StrCat("claim ", c.id, " has no rule"));
     c.rule = j["rule"];
     absl::Status s = CheckRule(c, absl::StrCat(path, ": claim ", c.id));
@@ -669,6 +708,67 @@ Verdict EvaluateValue(const nlohmann::json& r, const ResultsFile& file) {
   return v;
 }
 
+namespace {
+
+// The results of one machine that count as evidence (no smoke run, no UML).
+std::vector<const ResultsFile*> MachineFiles(const std::string& kernel, const std::string& host,
+                                             const std::vector<ResultsFile>& results) {
+  std::vector<const ResultsFile*> out;
+  for (const ResultsFile& f : results) {
+    if (!f.quick() && !f.uml() && f.kernel() == kernel && f.host() == host) out.push_back(&f);
+  }
+  return out;
+}
+
+// `not-testable-here` where the rule's testable_when does not hold for `file`.
+std::optional<Verdict> Untestable(const nlohmann::json& rule, const ResultsFile& file,
+                                  const std::vector<ResultsFile>& results) {
+  if (!rule.contains("testable_when")) return std::nullopt;
+  const nlohmann::json& t = rule["testable_when"];
+  const std::string key = t["context"];
+  auto it = file.context.find(key);
+  const std::string value = it == file.context.end() ? "not recorded" : it->second;
+  if (it != file.context.end() && re2::RE2::FullMatch(value, t["matches"].get<std::string>())) {
+    return std::nullopt;
+  }
+  Verdict v;
+  v.word = "not-testable-here";
+  v.measured = "—";
+  v.reason = MachineFacts(absl::StrReplaceAll(t["otherwise"].get<std::string>(), {{"{value}", value}}),
+                          file.kernel(), file.host(), results);
+  v.kernel = absl::StrCat(file.kernel(), " on ", file.host());
+  v.machine_kernel = file.kernel();
+  v.machine_host = file.host();
+  return v;
+}
+
+}  // namespace
+
+std::string MachineFacts(const std::string& text, const std::string& kernel,
+                         const std::string& host, const std::vector<ResultsFile>& results) {
+  // What comes before the next placeholder, and the placeholder's parts.
+  static const re2::RE2 kNext("(?s)(.*?)\\{(median|context):([^{}\\s]+)\\}");
+  const std::vector<const ResultsFile*> files = MachineFiles(kernel, host, results);
+  std::string out, before, kind, name;
+  re2::StringPiece rest(text);
+  while (re2::RE2::Consume(&rest, kNext, &before, &kind, &name)) {
+    std::string fact;
+    for (const ResultsFile* f : files) {
+      if (kind == "context") {
+        if (auto it = f->context.find(name); it != f->context.end()) fact = it->second;
+      } else {
+        for (const Series& series : f->series) {
+          if (series.name == name && series.measured()) fact = FormatNanos(series.Median());
+        }
+      }
+      if (!fact.empty()) break;
+    }
+    absl::StrAppend(&out, before, fact.empty() ? "not measured on this machine" : fact);
+  }
+  absl::StrAppend(&out, absl::string_view(rest.data(), rest.size()));
+  return out;
+}
+
 std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>& results) {
   const std::string kind = claim.rule["kind"];
   if (kind == "reading") {
@@ -684,6 +784,10 @@ std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>
     if (file.experiment() != claim.experiment) continue;
     // A smoke run is no evidence, nor are times under User-Mode Linux.
     if (file.quick() || file.uml()) continue;
+    if (const auto untestable = Untestable(claim.rule, file, results); untestable.has_value()) {
+      out.push_back(*untestable);
+      continue;
+    }
     Verdict v = kind == "ratio"        ? EvaluateRatio(claim.rule, file)
                 : kind == "absolute"   ? EvaluateAbsolute(claim.rule, file)
                 : kind == "direction"  ? EvaluateDirection(claim.rule, file)
@@ -691,6 +795,8 @@ std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>
                 : kind == "value"      ? EvaluateValue(claim.rule, file)
                                        : EvaluateShape(claim.rule, file);
     v.kernel = absl::StrCat(file.kernel(), " on ", file.host());
+    v.machine_kernel = file.kernel();
+    v.machine_host = file.host();
     // A verdict from a run the record calls noisy says so beside it.
     if (auto it = file.context.find("run.noisy");
         it != file.context.end() && absl::StartsWith(it->second, "yes")) {

@@ -49,6 +49,20 @@
 //   reading    a verdict by reading, not by measurement (not-testable-here,
 //              not-applicable, inconsistent, or a documented fact), with why.
 //
+// A measured rule may say when a machine can test it at all:
+// "testable_when": {"context": KEY, "matches": REGEX, "otherwise": REASON}.
+// A results file whose context value for KEY does not match (re2, full match)
+// gives `not-testable-here` with REASON, in which "{value}" is that value
+// (e.g. a 2007 bare-metal null system call, on a kernel that isolates page
+// tables: mitigation.meltdown "Mitigation: PTI").
+//
+// A claim's size_differs, and a testable_when's REASON, state the machine's
+// own figures through placeholders filled from that machine's results (the
+// same kernel and host, any experiment, no --quick or UML run):
+// "{median:ROW}" the median time of the canonical row ROW, "{context:KEY}" a
+// context value; "not measured on this machine" where there is none. A
+// sentence about this machine is never written in as a number.
+//
 // A claim whose experiment has no results, or whose rows have fewer than 5
 // repetitions a side, is `pending` with the reason; one whose rows were
 // skipped is `skipped` with the reason. Nothing else is ever assigned.
@@ -93,6 +107,9 @@ struct Verdict {
   std::string measured;  // what was measured here, in a few words
   std::string reason;    // one line
   std::string kernel;    // the results it was computed from ("" if none)
+  // The machine those results are of (kernel release and host), for the
+  // placeholders of MachineFacts; "" for a verdict by reading or pending.
+  std::string machine_kernel, machine_host;
 };
 
 // The verdict words the ledger gives.
@@ -109,6 +126,11 @@ std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>
 
 // "1.23 ms", "456 µs", "78.9 ns".
 std::string FormatNanos(double ns);
+
+// `text` with its "{median:ROW}" and "{context:KEY}" placeholders filled from
+// the results of one machine (kernel release and host; see the top).
+std::string MachineFacts(const std::string& text, const std::string& kernel,
+                         const std::string& host, const std::vector<ResultsFile>& results);
 
 // A p-value as every report prints it: two significant figures ("0.012"),
 // "< 0.001" below that, "n/a" for none.

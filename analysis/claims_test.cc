@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "analysis/stats.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -521,6 +522,82 @@ TEST(Rules, AbsoluteInNullSystemCalls) {
   EXPECT_EQ(v.word, "implausible");
   EXPECT_THAT(v.measured, HasSubstr("5.0 null system calls of this machine (`a/op:null`, 1 µs)"));
   EXPECT_THAT(v.reason, HasSubstr("a null system call would take 20 ns"));
+}
+
+// A 2007 bare-metal figure on a kernel that isolates page tables is
+// not-testable-here, computed from that run's context, and testable on one
+// that does not.
+TEST(Rules, TestableWhenTheRunsContextAllows) {
+  Claim c;
+  c.id = "T-6";
+  c.experiment = "x";
+  c.rule = {{"kind", "absolute"},
+            {"rows", "a/op:fast"},
+            {"claimed_low_ns", 90.0},
+            {"claimed_high_ns", 120.0},
+            {"factor", 3},
+            {"implausible_factor", 10},
+            {"testable_when",
+             {{"context", "mitigation.meltdown"},
+              {"matches", "Not affected|Vulnerable.*"},
+              {"otherwise", "isolated ({value}); a slow op costs {median:a/op:slow}"}}}};
+  ResultsFile pti = Synthetic({{"a/op:slow", kSlow}, {"a/op:fast", kFast}});
+  pti.context["mitigation.meltdown"] = "Mitigation: PTI";
+  ResultsFile open_tables = pti;
+  open_tables.context["mitigation.meltdown"] = "Not affected";
+  open_tables.context["kernel.release"] = "k2";
+  ResultsFile unrecorded = pti;
+  unrecorded.context.erase("mitigation.meltdown");
+  unrecorded.context["kernel.release"] = "k3";
+  const std::vector<Verdict> v = Evaluate(c, {pti, open_tables, unrecorded});
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[0].word, "not-testable-here");
+  EXPECT_EQ(v[0].reason, "isolated (Mitigation: PTI); a slow op costs 200 ns");
+  EXPECT_EQ(v[0].kernel, absl::StrCat("k on ", pti.host()));
+  EXPECT_EQ(v[1].word, "reproduced");
+  EXPECT_EQ(v[2].word, "not-testable-here");
+  EXPECT_THAT(v[2].reason, HasSubstr("isolated (not recorded)"));
+}
+
+// This machine's figures come from this machine's results only: the same
+// kernel and host, any experiment, no smoke run.
+TEST(MachineFacts, FillsEachPlaceholderFromTheSameMachine) {
+  ResultsFile here = Synthetic({{"a/op:fast", kFast}});
+  here.context["mitigation.meltdown"] = "Not affected";
+  ResultsFile here_other_bench = Synthetic({{"b/op:slow", kSlow}});
+  ResultsFile elsewhere = Synthetic({{"a/op:fast", kSlow}, {"c/op:x", kSlow}});
+  elsewhere.context["kernel.release"] = "other";
+  ResultsFile smoke = Synthetic({{"d/op:y", kSlow}}, /*quick=*/true);
+  const std::vector<ResultsFile> files = {elsewhere, smoke, here, here_other_bench};
+  EXPECT_EQ(MachineFacts("a {median:a/op:fast}, b {median:b/op:slow}, tables "
+                         "{context:mitigation.meltdown}; c {median:c/op:x}, d {median:d/op:y}",
+                         "k", here.host(), files),
+            "a 100 ns, b 200 ns, tables Not affected; c not measured on this machine, d not "
+            "measured on this machine");
+  EXPECT_EQ(MachineFacts("no placeholder {at all", "k", here.host(), files),
+            "no placeholder {at all");
+}
+
+TEST(ParseClaims, RejectsAnUnknownPlaceholderOrAnIncompleteTestableWhen) {
+  const char* bad[] = {
+      R"({"claims": [{"id": "X", "source": "s", "claim": "c", "conditions": "d", "experiment": "e",
+          "size_differs": "a {mediam:a/op:x} typo",
+          "rule": {"kind": "absolute", "rows": "a", "claimed_low_ns": 1, "claimed_high_ns": 1,
+                   "factor": 3, "implausible_factor": 10}}]})",
+      R"({"claims": [{"id": "X", "source": "s", "claim": "c", "conditions": "d", "experiment": "e",
+          "rule": {"kind": "absolute", "rows": "a", "claimed_low_ns": 1, "claimed_high_ns": 1,
+                   "factor": 3, "implausible_factor": 10,
+                   "testable_when": {"context": "k", "matches": "("}}}]})",
+      R"({"claims": [{"id": "X", "source": "s", "claim": "c", "conditions": "d", "experiment": "e",
+          "rule": {"kind": "absolute", "rows": "a", "claimed_low_ns": 1, "claimed_high_ns": 1,
+                   "factor": 3, "implausible_factor": 10,
+                   "testable_when": {"context": "k", "matches": "x", "otherwise": "{what:x}"}}}]})",
+  };
+  for (const char* text : bad) {
+    absl::StatusOr<std::vector<Claim>> c = ParseClaims(text, "bad.json");
+    EXPECT_FALSE(c.ok()) << text;
+    EXPECT_THAT(c.status().message(), HasSubstr("bad.json")) << text;
+  }
 }
 
 TEST(ParseClaims, RejectsBadRules) {

@@ -1073,14 +1073,16 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
 }
 
 // Beside a measured verdict that is not `reproduced`: why the size may
-// differ here, where the claim says.
-std::string SizeDiffers(const Claim& c, const Verdict& v) {
+// differ here, where the claim says, with this machine's own figures filled
+// in (MachineFacts).
+std::string SizeDiffers(const Claim& c, const Verdict& v, const std::vector<ResultsFile>& files) {
   if (c.size_differs.empty()) return "";
   if (v.word != "direction-only" && v.word != "contradicted" && v.word != "implausible" &&
       v.word != "inconclusive") {
     return "";
   }
-  return absl::StrCat(". Why the size may differ: ", c.size_differs);
+  return absl::StrCat(". Why the size may differ: ",
+                      MachineFacts(c.size_differs, v.machine_kernel, v.machine_host, files));
 }
 
 std::string Ledger(const std::vector<Claim>& claims, const std::vector<ResultsFile>& files,
@@ -1114,12 +1116,12 @@ std::string Ledger(const std::vector<Claim>& claims, const std::vector<ResultsFi
       if (!v.rows.empty() && !fresh) {
         absl::StrAppend(&measured, who, "as ", Cell(first->second), " | the same measurement as ",
                         Cell(first->second), " | **", v.word, "** | ", Cell(v.reason),
-                        Cell(SizeDiffers(c, v)), " |\n");
+                        Cell(SizeDiffers(c, v, files)), " |\n");
         continue;
       }
       absl::StrAppend(&measured, who, v.rows.empty() ? "—" : Cell(v.rows), " | ", Cell(v.measured),
                       v.kernel.empty() ? "" : absl::StrCat(" — ", v.kernel), " | **", v.word,
-                      "** | ", Cell(v.reason), Cell(SizeDiffers(c, v)), " |\n");
+                      "** | ", Cell(v.reason), Cell(SizeDiffers(c, v, files)), " |\n");
     }
   }
   std::string out = absl::StrCat(
