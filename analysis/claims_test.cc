@@ -334,12 +334,20 @@ TEST(Rules, QuickRunsAreNoEvidence) {
   EXPECT_EQ(v[0].word, "pending");
 }
 
-TEST(Rules, AbsoluteAgainstTheFloor) {
+// An absolute claim of experiment x on `rows`: `low_ns` to `high_ns`, within
+// 3x, implausible beyond 10x.
+Claim AbsoluteClaim(const std::string& id, const std::string& rows, double low_ns,
+                    double high_ns) {
   Claim c;
-  c.id = "T-2";
+  c.id = id;
   c.experiment = "x";
-  c.rule = {{"kind", "absolute"},     {"rows", "a/op:.*"}, {"claimed_low_ns", 1.0},
-            {"claimed_high_ns", 2.0}, {"factor", 3},       {"implausible_factor", 10}};
+  c.rule = {{"kind", "absolute"},         {"rows", rows}, {"claimed_low_ns", low_ns},
+            {"claimed_high_ns", high_ns}, {"factor", 3},  {"implausible_factor", 10}};
+  return c;
+}
+
+TEST(Rules, AbsoluteAgainstTheFloor) {
+  Claim c = AbsoluteClaim("T-2", "a/op:.*", 1, 2);
   ResultsFile f = Synthetic({{"a/op:slow", kSlow}, {"a/op:fast", kFast}});
   Verdict v = Evaluate(c, {f})[0];
   EXPECT_EQ(v.word, "implausible");  // 2 ns claimed, 97 ns floor
@@ -507,16 +515,8 @@ TEST(CheckClaimRows, NamesEveryPatternThatPicksTheWrongNumberOfRows) {
 // A syscall-bound claim in this machine's unit: 5 µs is 5 null system calls
 // of 1 µs, so a claimed 100 ns implies a null system call of 20 ns.
 TEST(Rules, AbsoluteInNullSystemCalls) {
-  Claim c;
-  c.id = "T-5";
-  c.experiment = "x";
-  c.rule = {{"kind", "absolute"},
-            {"rows", "a/op:pipe"},
-            {"claimed_low_ns", 100},
-            {"claimed_high_ns", 100},
-            {"factor", 3},
-            {"implausible_factor", 10},
-            {"null_syscall_row", "a/op:null"}};
+  Claim c = AbsoluteClaim("T-5", "a/op:pipe", 100, 100);
+  c.rule["null_syscall_row"] = "a/op:null";
   ResultsFile f = Synthetic({{"a/op:pipe", {5000, 5000, 5000}}, {"a/op:null", {1000, 1000, 1000}}});
   const Verdict v = Evaluate(c, {f})[0];
   EXPECT_EQ(v.word, "implausible");
@@ -528,19 +528,11 @@ TEST(Rules, AbsoluteInNullSystemCalls) {
 // not-testable-here, computed from that run's context, and testable on one
 // that does not.
 TEST(Rules, TestableWhenTheRunsContextAllows) {
-  Claim c;
-  c.id = "T-6";
-  c.experiment = "x";
-  c.rule = {{"kind", "absolute"},
-            {"rows", "a/op:fast"},
-            {"claimed_low_ns", 90.0},
-            {"claimed_high_ns", 120.0},
-            {"factor", 3},
-            {"implausible_factor", 10},
-            {"testable_when",
-             {{"context", "mitigation.meltdown"},
-              {"matches", "Not affected|Vulnerable.*"},
-              {"otherwise", "isolated ({value}); a slow op costs {median:a/op:slow}"}}}};
+  Claim c = AbsoluteClaim("T-6", "a/op:fast", 90, 120);
+  c.rule["testable_when"] = {
+      {"context", "mitigation.meltdown"},
+      {"matches", "Not affected|Vulnerable.*"},
+      {"otherwise", "isolated ({value}); a slow op costs {median:a/op:slow}"}};
   ResultsFile pti = Synthetic({{"a/op:slow", kSlow}, {"a/op:fast", kFast}});
   pti.context["mitigation.meltdown"] = "Mitigation: PTI";
   ResultsFile open_tables = pti;
