@@ -79,9 +79,9 @@ absl::Status CheckMetric(const nlohmann::json& rule, absl::string_view where) {
 }
 
 // The placeholders MachineFacts fills (see claims.h); any other "{...}" is a
-// typo that would reach the ledger as it is.
-// A testable_when's reason may also name "{value}", the context value that
-// did not match.
+// typo that would reach the ledger as it is. With `value_too` (a
+// testable_when's reason), "{value}" too: the context value that did not
+// match.
 absl::Status CheckPlaceholders(const std::string& text, absl::string_view where,
                                bool value_too = false) {
   static const re2::RE2 kAny("\\{([^{}]*)\\}");
@@ -734,11 +734,9 @@ std::optional<Verdict> Untestable(const nlohmann::json& rule, const ResultsFile&
   Verdict v;
   v.word = "not-testable-here";
   v.measured = "—";
-  v.reason = MachineFacts(absl::StrReplaceAll(t["otherwise"].get<std::string>(), {{"{value}", value}}),
-                          file.kernel(), file.host(), results);
-  v.kernel = absl::StrCat(file.kernel(), " on ", file.host());
-  v.machine_kernel = file.kernel();
-  v.machine_host = file.host();
+  v.reason =
+      MachineFacts(absl::StrReplaceAll(t["otherwise"].get<std::string>(), {{"{value}", value}}),
+                   file.kernel(), file.host(), results);
   return v;
 }
 
@@ -758,7 +756,10 @@ std::string MachineFacts(const std::string& text, const std::string& kernel,
         if (auto it = f->context.find(name); it != f->context.end()) fact = it->second;
       } else {
         for (const Series& series : f->series) {
-          if (series.name == name && series.measured()) fact = FormatNanos(series.Median());
+          if (series.name == name && series.measured()) {
+            fact = FormatNanos(series.Median());
+            break;
+          }
         }
       }
       if (!fact.empty()) break;
@@ -784,16 +785,14 @@ std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>
     if (file.experiment() != claim.experiment) continue;
     // A smoke run is no evidence, nor are times under User-Mode Linux.
     if (file.quick() || file.uml()) continue;
-    if (const auto untestable = Untestable(claim.rule, file, results); untestable.has_value()) {
-      out.push_back(*untestable);
-      continue;
-    }
-    Verdict v = kind == "ratio"        ? EvaluateRatio(claim.rule, file)
-                : kind == "absolute"   ? EvaluateAbsolute(claim.rule, file)
-                : kind == "direction"  ? EvaluateDirection(claim.rule, file)
-                : kind == "difference" ? EvaluateDifference(claim.rule, file)
-                : kind == "value"      ? EvaluateValue(claim.rule, file)
-                                       : EvaluateShape(claim.rule, file);
+    const std::optional<Verdict> untestable = Untestable(claim.rule, file, results);
+    Verdict v = untestable.has_value()   ? *untestable
+                : kind == "ratio"        ? EvaluateRatio(claim.rule, file)
+                : kind == "absolute"     ? EvaluateAbsolute(claim.rule, file)
+                : kind == "direction"    ? EvaluateDirection(claim.rule, file)
+                : kind == "difference"   ? EvaluateDifference(claim.rule, file)
+                : kind == "value"        ? EvaluateValue(claim.rule, file)
+                                         : EvaluateShape(claim.rule, file);
     v.kernel = absl::StrCat(file.kernel(), " on ", file.host());
     v.machine_kernel = file.kernel();
     v.machine_host = file.host();

@@ -23,8 +23,8 @@
 //
 // Every row's timing loop runs inside its parent; the bench only asks and
 // reads the answers. Every child is exec'd with an empty environment, as
-// spawnbench's and lat_proc's are (context: spawnlab.child_environment). The parents live for the whole run, so the run is made of
-// rounds (15; 2 with --quick): each round measures every row once, in a
+// spawnbench's and lat_proc's are (context: spawnlab.child_environment). The
+// parents live for the whole run, so the run is made of rounds (15; 2 with --quick): each round measures every row once, in a
 // shuffled order, so the machine's drift between rounds falls on all rows
 // alike, and each key ratio (each method over vfork) is taken within a round.
 // Each row records its parent's shape (mappings, resident size, page tables,
@@ -55,6 +55,11 @@ namespace spawnlab {
 namespace {
 
 constexpr int64_t kGiBInMiB = 1024;
+
+// The children's environment, as the spawners' --child_env takes it: none, as
+// spawnbench's and lat_proc's children have (the caller's would add its own
+// cost to every exec; spawner_main.cc).
+constexpr char kChildEnvironment[] = "empty";
 
 // How many times the run's minimum time per repetition the cross-checked
 // 1 GiB fork rows run (Register): ~6 spawns of ~28 ms at the default 0.01 s,
@@ -122,10 +127,8 @@ absl::StatusOr<LiveParent*> GetParent(const ParentKind& parent) {
         std::cerr << "parent " << parent.name << ": touching " << parent.touched_mib << " MiB"
                   << std::endl;
       }
-      // Every child with an empty environment, as spawnbench's and lat_proc's:
-      // the caller's would add its own cost to every exec (spawner_main.cc).
       std::vector<std::string> args = parent.args;
-      args.push_back("--child_env=empty");
+      args.push_back(absl::StrCat("--child_env=", kChildEnvironment));
       live->driver = SpawnerDriver::Start(RunfileOrExit(parent.spawner), std::move(args));
       if (live->driver.ok()) {
         absl::StatusOr<ParentShape> shape = live->driver->Shape();
@@ -195,7 +198,7 @@ void BM_SpawnerRoundtrip(benchmark::State& state) {
 
 void Register(const BenchOptions& options) {
   if (options.round == 0) {  // Register runs once per round; the context is the run's
-    benchmark::AddCustomContext("spawnlab.child_environment", "empty");
+    benchmark::AddCustomContext("spawnlab.child_environment", kChildEnvironment);
   }
   // The harness rows first in every round, then the spawn rows, shuffled.
   if (options.row_order != nullptr) {

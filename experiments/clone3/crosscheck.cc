@@ -79,10 +79,10 @@
 #include "lib/runfiles.h"
 #include "nlohmann/json.hpp"
 
+namespace {
+
 // The children's environment: none (see the top).
 char* empty_environment[] = {nullptr};
-
-namespace {
 
 int64_t Now() {
   struct timespec ts;
