@@ -368,13 +368,24 @@ std::string CrossCheckTable(const ResultsFile& bench, const ResultsFile& cross,
                             const CrossCheckSpec& spec) {
   std::string out =
       "| ratio | bench (min) | crosscheck (min) | agree | bench (median) | crosscheck (median) "
-      "| agree | crosscheck, its own statistic | n | ballast in consecutive frames |\n"
-      "|---|---:|---:|---|---:|---:|---|---:|---:|---:|\n";
+      "| agree | crosscheck, its own statistic | n | ballast in consecutive frames "
+      "| page faults per child |\n"
+      "|---|---:|---:|---|---:|---:|---|---:|---:|---:|---:|\n";
   // Where a numerator's ballast lay (lib/ballast.h), bench / cross-check:
   // the median over its repetitions of the counter both write.
   auto placement = [](const Series& s) -> std::string {
     std::vector<double> v = s.Samples("counter:ballast_adjacent");
     return v.empty() ? "—" : absl::StrFormat("%.1f%%", Median(v) * 100);
+  };
+  // The page faults each side's children took, numerator's and denominator's
+  // (the median over repetitions of the counter both write): a forked child
+  // faults in the pages its path to exec touches, which the parent binary's
+  // layout decides.
+  auto faults = [](const Series& num, const Series& den) -> std::string {
+    std::vector<double> a = num.Samples("counter:child_faults");
+    std::vector<double> b = den.Samples("counter:child_faults");
+    if (a.empty() || b.empty()) return "—";
+    return absl::StrFormat("%.3g, %.3g", Median(a), Median(b));
   };
   int agree = 0, pairs = 0;
   bool any_fell_back = false;
@@ -385,7 +396,7 @@ std::string CrossCheckTable(const ResultsFile& bench, const ResultsFile& cross,
     const Series* cd = cross.Find(r.cross_denominator);
     if (!bn || !bd || !cn || !cd || !bn->measured() || !bd->measured() || !cn->measured() ||
         !cd->measured()) {
-      absl::StrAppend(&out, "| ", r.what, " | rows missing | | | | | | | | |\n");
+      absl::StrAppend(&out, "| ", r.what, " | rows missing | | | | | | | | | |\n");
       continue;
     }
     bool fell_back = false;
@@ -408,7 +419,9 @@ std::string CrossCheckTable(const ResultsFile& bench, const ResultsFile& cross,
         absl::StrFormat(" | %d / %d | ", std::min(bn->Repetitions(), bd->Repetitions()),
                         std::min(cn->Repetitions(), cd->Repetitions())));
     const std::string pb = placement(*bn), pc = placement(*cn);
-    absl::StrAppend(&out, pb == "—" && pc == "—" ? "—" : absl::StrCat(pb, " / ", pc), " |\n");
+    const std::string fb = faults(*bn, *bd), fc = faults(*cn, *cd);
+    absl::StrAppend(&out, pb == "—" && pc == "—" ? "—" : absl::StrCat(pb, " / ", pc), " | ",
+                    fb == "—" && fc == "—" ? "—" : absl::StrCat(fb, " / ", fc), " |\n");
   }
   absl::StrAppend(&out, "\n", agree, " of ", pairs, " comparisons agree within ±",
                   spec.tolerance * 100, "%.");
@@ -468,7 +481,13 @@ std::string CrossCheck(const ResultsFile& bench, const CrossCheckSpec& spec,
       "*Ballast in consecutive frames*: for a parent with touched ballast, the share of its ",
       "pages whose page frame follows the previous page's, bench / cross-check (median over ",
       "repetitions; — where unknown). Both place their ballast that way on purpose: on a VM, a ",
-      "1 GiB fork from scattered pages took twice as long (`lib/ballast.h`).\n\n",
+      "1 GiB fork from scattered pages took twice as long (`lib/ballast.h`). *Page faults per ",
+      "child*: the numerator's children's and the denominator's, bench / cross-check (median ",
+      "over repetitions of `child_faults`, each child's whole life, from getrusage outside the ",
+      "interval; — where unrecorded). fork copies no page table entries of a mapping without ",
+      "anonymous pages, so a forked child faults in the text and data its path to exec touches, ",
+      "inside the interval to its first instruction; how many pages that is depends on the ",
+      "parent binary's layout, not on the method.\n\n",
       CrossCheckTable(bench, *cross, spec));
   // The two runs made right after (the suite's --self_check): the same
   // comparison, so that agreement is shown twice, not once by luck.

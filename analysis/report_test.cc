@@ -127,6 +127,12 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   // paired within rounds (cross-check: 1250/300, 1300/330, 1350/360: 3.94).
   EXPECT_THAT(clone3, HasSubstr("| fork / vfork, to the first instruction (spawnbench) | 4.37 | "
                                 "4.4 | yes | 4.12 | 3.94 | yes | 3.94 (average) | 9 / 3 |"));
+  // The children's page faults, numerator's and denominator's, bench / cross-
+  // check: the fixture's medians (bench fork 10, vfork 3; cross-check 11, 3).
+  EXPECT_THAT(clone3, ::testing::ContainsRegex(
+                          "\\| fork / vfork, to the first instruction \\(spawnbench\\) \\|[^\n]* "
+                          "\\| — \\| 10, 3 / 11, 3 \\|\n"));
+  EXPECT_THAT(clone3, HasSubstr("*Page faults per child*"));
   // A pair whose rows lack the counter falls back to the repetitions' times,
   // marked, and said so below the table.
   EXPECT_THAT(clone3, HasSubstr("| posix_spawn / vfork, to the first instruction (spawnbench) | "
@@ -137,9 +143,9 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   // cross-check rows do not say; the pairs without ballast show a dash.
   EXPECT_THAT(clone3, ::testing::ContainsRegex(
                           "\\| fork 1 GiB touched / fork, to reaped \\(lat_proc\\) \\|[^\n]* "
-                          "\\| 99.5% / — \\|\n"));
+                          "\\| 99.5% / — \\| — \\|\n"));
   EXPECT_THAT(clone3, ::testing::ContainsRegex(
-                          "\\| fork / vfork, to reaped \\(lat_proc\\) \\|[^\n]* \\| — \\|\n"));
+                          "\\| fork / vfork, to reaped \\(lat_proc\\) \\|[^\n]* \\| — \\| — \\|\n"));
   // The parent both sides divide by, as each recorded it (the fixture's
   // cross-check rows do not say).
   EXPECT_THAT(clone3, HasSubstr("The denominators' parent (median over repetitions): bench 1564 "

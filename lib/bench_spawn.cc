@@ -45,6 +45,12 @@ std::vector<SpawnerTimes> TimeInSpawner(
     return {};
   }
   int64_t fastest = std::numeric_limits<int64_t>::max();
+  int64_t faults = 0;
+  bool faults_known = !times->empty();
+  for (const SpawnerTimes& t : *times) {
+    faults += t.child_faults;
+    faults_known = faults_known && t.child_faults >= 0;
+  }
   size_t i = 0;
   for (auto _ : state) {
     const SpawnerTimes& t = (*times)[std::min(i++, times->size() - 1)];
@@ -56,6 +62,9 @@ std::vector<SpawnerTimes> TimeInSpawner(
   }
   if (interval != SpawnInterval::kInstructions && i > 0) {
     state.counters["fastest_us"] = static_cast<double>(fastest) / 1e3;
+  }
+  if (faults_known) {
+    state.counters["child_faults"] = static_cast<double>(faults) / static_cast<double>(times->size());
   }
   return *std::move(times);
 }

@@ -10,7 +10,9 @@
 // request, spawned back to back inside the spawner as spawnbench's and
 // lat_proc's loops run, and replayed into `state`. It records the fastest
 // single spawn as the counter `fastest_us` (over the run, its `min`
-// aggregate is spawnbench's own minimum).
+// aggregate is spawnbench's own minimum), and the page faults each child took
+// in its life, before its exec and after, as `child_faults` (the mean over the
+// repetition's spawns).
 //
 // Example:
 //

@@ -38,7 +38,8 @@
 // in consecutive page frames as the bench's is (PlacedBallast), and its rows
 // record how nearly (ballast_adjacent); every row records this process's size
 // at each turn (parent_rss_kib, parent_pte_kib, parent_threads,
-// parent_mappings, as the bench's rows). Every child is exec'd with an empty
+// parent_mappings, as the bench's rows) and the page faults each child took in
+// its life (child_faults, per child, from getrusage outside every interval). Every child is exec'd with an empty
 // environment, as spawnbench's and lat_proc's are (and the bench's spawners'):
 // exec copies the environment, so the caller's would add a cost of its own.
 // The JSON is Google Benchmark's layout, written as the benches write theirs
@@ -49,6 +50,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -224,15 +226,32 @@ std::string RowName(const char* way, const Op& op, const Parent& parent) {
          (*op.child ? std::string("/child:") + op.child : "") + "/parent:" + parent.name;
 }
 
-// One lat_proc repetition: n spawn-and-reap under one clock; µs per op.
-double LatProcRepetition(const Op& op, int n) {
-  const int64_t t0 = Now();
-  for (int i = 0; i < n; ++i) Reap(op.spawn());
-  return static_cast<double>(Now() - t0) / n / 1000.0;
+// The page faults of every child reaped so far (getrusage, outside every
+// interval): a forked child faults in the text and data its path to exec
+// touches, so the count tells two parents' layouts apart (the bench's rows
+// carry the same counter, child_faults).
+int64_t ReapedChildrenFaults() {
+  struct rusage ru;
+  if (getrusage(RUSAGE_CHILDREN, &ru) != 0) Die("getrusage");
+  return int64_t{ru.ru_minflt} + int64_t{ru.ru_majflt};
 }
 
-// spawnbench: each spawn to the child's first instruction; µs per spawn.
-void SpawnBenchSpawns(const Op& op, int n, int clock_fd, std::vector<double>* us) {
+// One lat_proc repetition: n spawn-and-reap under one clock; µs per op. Adds
+// the children's page faults, per child, to *faults.
+double LatProcRepetition(const Op& op, int n, double* faults) {
+  const int64_t before = ReapedChildrenFaults();
+  const int64_t t0 = Now();
+  for (int i = 0; i < n; ++i) Reap(op.spawn());
+  const int64_t t1 = Now();
+  *faults = static_cast<double>(ReapedChildrenFaults() - before) / n;
+  return static_cast<double>(t1 - t0) / n / 1000.0;
+}
+
+// spawnbench: each spawn to the child's first instruction; µs per spawn. The
+// mean of the children's page faults goes to *faults.
+void SpawnBenchSpawns(const Op& op, int n, int clock_fd, std::vector<double>* us,
+                      double* faults) {
+  const int64_t before = ReapedChildrenFaults();
   for (int i = 0; i < n; ++i) {
     const int64_t t0 = Now();
     pid_t pid = op.spawn();
@@ -244,6 +263,7 @@ void SpawnBenchSpawns(const Op& op, int n, int clock_fd, std::vector<double>* us
     }
     us->push_back(static_cast<double>(child - t0) / 1000.0);
   }
+  *faults = static_cast<double>(ReapedChildrenFaults() - before) / n;
 }
 
 double Median(std::vector<double> v) {
@@ -504,7 +524,8 @@ int main(int argc, char** argv) {
   // repetition carries the parent's size at its turn (the bench's counters).
   auto add = [&](const std::string& name, const std::string& parent,
                  const std::vector<double>& reps, const std::map<std::string, double>& aggregates,
-                 int iterations, const std::vector<double>& fastest = {}) {
+                 int iterations, const std::vector<double>& faults,
+                 const std::vector<double>& fastest = {}) {
     const std::vector<double>& turns = adjacent[parent];
     const std::vector<Shape>& sizes = shapes[parent];
     for (size_t k = 0; k < reps.size(); ++k) {
@@ -519,6 +540,7 @@ int main(int argc, char** argv) {
                       {"time_unit", "us"}});
       if (k < turns.size() && turns[k] >= 0) rows.back()["ballast_adjacent"] = turns[k];
       if (k < fastest.size()) rows.back()["fastest_us"] = fastest[k];
+      if (k < faults.size()) rows.back()["child_faults"] = faults[k];
       if (k < sizes.size()) {
         rows.back()["parent_rss_kib"] = sizes[k].rss_kib;
         rows.back()["parent_pte_kib"] = sizes[k].pte_kib;
@@ -554,6 +576,7 @@ int main(int argc, char** argv) {
   // By row name: lat_proc's repetitions; spawnbench's every spawn, each
   // round's average and each round's fastest spawn (the bench's fastest_us).
   std::map<std::string, std::vector<double>> lat, sb_all, sb_rounds, sb_fastest;
+  std::map<std::string, std::vector<double>> faults;  // by row: each repetition's, per child
   std::vector<const Parent*> parents;
   for (const Parent& p : kParents) parents.push_back(&p);
   for (int r = 0; r < rounds; ++r) {
@@ -575,16 +598,21 @@ int main(int argc, char** argv) {
       std::shuffle(order.begin(), order.end(), shuffle);
       for (const Op* op : order) {
         child_argv[1] = const_cast<char*>("-");
-        lat[RowName("lat_proc", *op, *parent)].push_back(LatProcRepetition(*op, lat_n));
+        const std::string lat_row = RowName("lat_proc", *op, *parent);
+        double lat_faults = 0;
+        lat[lat_row].push_back(LatProcRepetition(*op, lat_n, &lat_faults));
+        faults[lat_row].push_back(lat_faults);
         if (SpawnBenchRuns(*op, *parent)) {
           child_argv[1] = const_cast<char*>(fd_arg.c_str());
           std::vector<double> us;
-          SpawnBenchSpawns(*op, sb_n, fds[0], &us);
+          double sb_faults = 0;
+          SpawnBenchSpawns(*op, sb_n, fds[0], &us, &sb_faults);
           double sum = 0;
           for (double u : us) sum += u;
           const std::string row = RowName("spawnbench", *op, *parent);
           sb_rounds[row].push_back(sum / us.size());
           sb_fastest[row].push_back(*std::min_element(us.begin(), us.end()));
+          faults[row].push_back(sb_faults);
           sb_all[row].insert(sb_all[row].end(), us.begin(), us.end());
         }
       }
@@ -597,7 +625,8 @@ int main(int argc, char** argv) {
       if (!parent.runs(op)) continue;
       const std::vector<double>& l = lat[RowName("lat_proc", op, parent)];
       add(RowName("lat_proc", op, parent), parent.name, l,
-          {{"min", *std::min_element(l.begin(), l.end())}, {"median", Median(l)}}, lat_n);
+          {{"min", *std::min_element(l.begin(), l.end())}, {"median", Median(l)}}, lat_n,
+          faults[RowName("lat_proc", op, parent)]);
       if (!SpawnBenchRuns(op, parent)) continue;
       const std::string row = RowName("spawnbench", op, parent);
       const std::vector<double>& all = sb_all[row];
@@ -607,7 +636,7 @@ int main(int argc, char** argv) {
           {{"mean", sum / all.size()},
            {"min", *std::min_element(all.begin(), all.end())},
            {"median", Median(sb_rounds[row])}},
-          sb_n, sb_fastest[row]);
+          sb_n, faults[row], sb_fastest[row]);
     }
   }
   const spawnlab::MachineSample after = spawnlab::SampleMachine();

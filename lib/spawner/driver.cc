@@ -83,8 +83,9 @@ absl::StatusOr<SpawnerTimes> SpawnerDriver::ReadTimes() {
   if (!line.ok()) return line.status();
   SpawnerTimes t;
   std::vector<std::string> f = absl::StrSplit(*line, ' ');
-  if (f.size() != 3 || !absl::SimpleAtoi(f[0], &t.to_start_ns) ||
-      !absl::SimpleAtoi(f[1], &t.to_exit_ns) || !absl::SimpleAtoi(f[2], &t.instructions)) {
+  if (f.size() != 4 || !absl::SimpleAtoi(f[0], &t.to_start_ns) ||
+      !absl::SimpleAtoi(f[1], &t.to_exit_ns) || !absl::SimpleAtoi(f[2], &t.instructions) ||
+      !absl::SimpleAtoi(f[3], &t.child_faults)) {
     return absl::InternalError(absl::StrCat("the spawner said '", *line, "'"));
   }
   return t;

@@ -32,6 +32,9 @@ struct SpawnerTimes {
   int64_t to_start_ns;
   int64_t to_exit_ns;
   int64_t instructions;  // -1 where not counted
+  // The page faults the child took in its life, before its exec and after;
+  // -1 where unknown.
+  int64_t child_faults;
 };
 
 // The parent as the kernel sees it: what fork has to copy.

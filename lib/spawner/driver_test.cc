@@ -190,7 +190,13 @@ TEST(SpawnerDriver, SpawnsManyBackToBackInOneRequest) {
         EXPECT_GT(one.to_start_ns, 0);
         EXPECT_GE(one.to_exit_ns, one.to_start_ns);
         EXPECT_EQ(one.instructions, -1);  // not asked for (--count_instructions)
+        // Every child faults in at least its own stack and text after exec.
+        EXPECT_GT(one.child_faults, 0);
       }
+      // Each spawn's count is its own child's, not every child's so far.
+      int64_t first_four = 0;
+      for (size_t i = 0; i < 4; ++i) first_four += (*t)[i].child_faults;
+      EXPECT_LT((*t)[4].child_faults, first_four) << SpawnMethodName(m);
     }
     absl::StatusOr<std::vector<SpawnerTimes>> defaults = d->Spawns(3);
     ASSERT_TRUE(defaults.ok()) << defaults.status();

@@ -29,10 +29,17 @@
 //                          no other process runs between two spawns
 //   spawns N               the same, of CHILD by METHOD from the command line
 //   spawn [METHOD CHILD]   spawns 1 [METHOD CHILD]
-//     -> N lines "TO_START_NS TO_EXIT_NS INSTRUCTIONS", once the last child is
-//        reaped: from just before the spawn call to the child's first clock
-//        reading and to the child reaped, and the user-space instructions this
-//        process retired in the spawn call (-1 where not counted). The spawn is
+//     -> N lines "TO_START_NS TO_EXIT_NS INSTRUCTIONS CHILD_FAULTS", once the
+//        last child is reaped: from just before the spawn call to the child's
+//        first clock reading and to the child reaped, the user-space
+//        instructions this process retired in the spawn call (-1 where not
+//        counted), and the page faults the child took in its life, before its
+//        exec and after (getrusage(RUSAGE_CHILDREN) after each reap, outside
+//        the interval; -1 where unknown). fork copies no page table entries of
+//        a mapping without anonymous pages, so a forked child faults in the
+//        text and data its path to exec touches: how many pages that is
+//        depends on the parent binary's layout, and each fault is in the
+//        interval to the child's first instruction. The spawn is
 //        the bare one spawnbench and lmbench time: fork and clone3-cow open no
 //        pipe for a failed exec (ExecErrors::kByExitStatus), so the interval
 //        holds no pipe2, close or read that their raw fork+exec does not. The
@@ -56,6 +63,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -135,8 +143,16 @@ bool RanToItsEnd(const absl::StatusOr<spawnlab::ExitStatus>& status, int clock_f
 
 // One spawn's answer (see the top).
 struct Times {
-  int64_t to_start_ns, to_exit_ns, instructions;
+  int64_t to_start_ns, to_exit_ns, instructions, child_faults;
 };
+
+// The page faults (minor and major) of every child reaped so far; -1 where
+// getrusage fails.
+int64_t ReapedChildrenFaults() {
+  struct rusage ru;
+  if (getrusage(RUSAGE_CHILDREN, &ru) != 0) return -1;
+  return int64_t{ru.ru_minflt} + int64_t{ru.ru_majflt};
+}
 
 // A helper thread that only sleeps, every signal blocked.
 void* Sleeper(void*) {
@@ -325,6 +341,7 @@ int main(int argc, char** argv) {
     // the pipe until the last is reaped.
     times.clear();
     times.reserve(static_cast<size_t>(count));
+    int64_t faults_before = ReapedChildrenFaults();
     for (long i = 0; i < count; ++i) {
       if (counter.valid()) {
         ioctl(counter.get(), PERF_EVENT_IOC_RESET, 0);
@@ -345,13 +362,18 @@ int main(int argc, char** argv) {
           read(counter.get(), &instructions, sizeof(instructions)) != sizeof(instructions)) {
         instructions = -1;
       }
-      times.push_back({child_clock - t0, t1 - t0, instructions});
+      const int64_t faults_after = ReapedChildrenFaults();
+      const int64_t child_faults =
+          faults_before < 0 || faults_after < 0 ? -1 : faults_after - faults_before;
+      faults_before = faults_after;
+      times.push_back({child_clock - t0, t1 - t0, instructions, child_faults});
     }
     std::string answer;
     char buf[96];
     for (const Times& t : times) {
-      snprintf(buf, sizeof(buf), "%lld %lld %lld\n", static_cast<long long>(t.to_start_ns),
-               static_cast<long long>(t.to_exit_ns), static_cast<long long>(t.instructions));
+      snprintf(buf, sizeof(buf), "%lld %lld %lld %lld\n", static_cast<long long>(t.to_start_ns),
+               static_cast<long long>(t.to_exit_ns), static_cast<long long>(t.instructions),
+               static_cast<long long>(t.child_faults));
       answer += buf;
     }
     fwrite(answer.data(), 1, answer.size(), stdout);
