@@ -487,8 +487,7 @@ std::string CrossCheck(const ResultsFile& bench, const CrossCheckSpec& spec,
       "interval; — where unrecorded). fork copies no page table entries of a mapping without ",
       "anonymous pages, so a forked child faults in the text and data its path to exec touches, ",
       "inside the interval to its first instruction; how many pages that is depends on the ",
-      "parent binary's layout, not on the method.\n\n",
-      CrossCheckTable(bench, *cross, spec));
+      "parent binary's layout, not on the method.\n\n", CrossCheckTable(bench, *cross, spec));
   // The two runs made right after (the suite's --self_check): the same
   // comparison, so that agreement is shown twice, not once by luck.
   std::string why;

@@ -144,8 +144,9 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   EXPECT_THAT(clone3, ::testing::ContainsRegex(
                           "\\| fork 1 GiB touched / fork, to reaped \\(lat_proc\\) \\|[^\n]* "
                           "\\| 99.5% / — \\| — \\|\n"));
-  EXPECT_THAT(clone3, ::testing::ContainsRegex(
-                          "\\| fork / vfork, to reaped \\(lat_proc\\) \\|[^\n]* \\| — \\| — \\|\n"));
+  EXPECT_THAT(clone3,
+              ::testing::ContainsRegex(
+                  "\\| fork / vfork, to reaped \\(lat_proc\\) \\|[^\n]* \\| — \\| — \\|\n"));
   // The parent both sides divide by, as each recorded it (the fixture's
   // cross-check rows do not say).
   EXPECT_THAT(clone3, HasSubstr("The denominators' parent (median over repetitions): bench 1564 "

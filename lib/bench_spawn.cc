@@ -64,7 +64,8 @@ std::vector<SpawnerTimes> TimeInSpawner(
     state.counters["fastest_us"] = static_cast<double>(fastest) / 1e3;
   }
   if (faults_known) {
-    state.counters["child_faults"] = static_cast<double>(faults) / static_cast<double>(times->size());
+    state.counters["child_faults"] =
+        static_cast<double>(faults) / static_cast<double>(times->size());
   }
   return *std::move(times);
 }

@@ -39,9 +39,10 @@
 // record how nearly (ballast_adjacent); every row records this process's size
 // at each turn (parent_rss_kib, parent_pte_kib, parent_threads,
 // parent_mappings, as the bench's rows) and the page faults each child took in
-// its life (child_faults, per child, from getrusage outside every interval). Every child is exec'd with an empty
-// environment, as spawnbench's and lat_proc's are (and the bench's spawners'):
-// exec copies the environment, so the caller's would add a cost of its own.
+// its life (child_faults, per child, from getrusage outside every interval).
+// Every child is exec'd with an empty environment, as spawnbench's and
+// lat_proc's are (and the bench's spawners'): exec copies the environment, so
+// the caller's would add a cost of its own.
 // The JSON is Google Benchmark's layout, written as the benches write theirs
 // (under the bench lock, renamed into place, with the run record).
 
@@ -249,8 +250,7 @@ double LatProcRepetition(const Op& op, int n, double* faults) {
 
 // spawnbench: each spawn to the child's first instruction; µs per spawn. The
 // mean of the children's page faults goes to *faults.
-void SpawnBenchSpawns(const Op& op, int n, int clock_fd, std::vector<double>* us,
-                      double* faults) {
+void SpawnBenchSpawns(const Op& op, int n, int clock_fd, std::vector<double>* us, double* faults) {
   const int64_t before = ReapedChildrenFaults();
   for (int i = 0; i < n; ++i) {
     const int64_t t0 = Now();
