@@ -24,12 +24,14 @@
 // Every row's timing loop runs inside its parent; the bench only asks and
 // reads the answers. Every child is exec'd with an empty environment, as
 // spawnbench's and lat_proc's are (context: spawnlab.child_environment). The
-// parents live for the whole run, so the run is made of rounds (15; 2 with --quick): each round measures every row once, in a
-// shuffled order, so the machine's drift between rounds falls on all rows
-// alike, and each key ratio (each method over vfork) is taken within a round.
-// Each row records its parent's shape (mappings, resident size, page tables,
-// threads) as counters, and a touched ballast's share of pages in consecutive
-// page frames (ballast_adjacent, lib/ballast.h).
+// parents live for the whole run, so the run is made of rounds (15; 2 with
+// --quick): each round measures every row once, in a shuffled order, so the
+// machine's drift between rounds falls on all rows alike, and each key ratio
+// (each method over vfork) is taken within a round. Each row records its
+// parent's shape (mappings, resident size, page tables, threads) as counters,
+// a touched ballast's share of pages in consecutive page frames
+// (ballast_adjacent, lib/ballast.h), and its children's page faults
+// (child_faults, lib/bench_spawn.h).
 
 #include "lib/bench.h"
 
