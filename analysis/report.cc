@@ -646,9 +646,12 @@ std::string CounterTables(const ResultsFile& f, const ReportSpec& spec) {
       }
       absl::StrAppend(&rows, "\n");
     }
+    // Say how to read a time only where a column is one: most tables count.
+    const bool any_time = std::any_of(
+        units.begin(), units.end(), [](const std::optional<TimeUnit>& u) { return u.has_value(); });
     absl::StrAppend(&out, "### ", t.title,
-                    "\n\nMedian over the repetitions (range where they differ); a time in the "
-                    "unit its column names.\n\n| row |");
+                    "\n\nMedian over the repetitions (range where they differ)",
+                    any_time ? "; a time in the unit its column names" : "", ".\n\n| row |");
     std::string rule = "|---|";
     for (size_t i = 0; i < t.names.size(); ++i) {
       absl::StrAppend(&out, " `", t.names[i], "`",

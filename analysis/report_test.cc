@@ -221,6 +221,17 @@ TEST(Report, CounterTablesShowMedianAndRange) {
                                 "|---|---:|---:|---:|---:|---:|\n"
                                 "| `op/kind:a` | 310 | 100 (1.23–54300) | — | 1.50 (1.19–2.51) | "
                                 "1.00 |\n"));
+  // The table holds a time, so its text says how one reads.
+  EXPECT_THAT(report, HasSubstr("### T\n\nMedian over the repetitions (range where they differ); a "
+                                "time in the unit its column names.\n"));
+  // A table of counts alone does not speak of units.
+  absl::StatusOr<ReportSpec> counts =
+      ParseReportSpec(R"({"counters": [{"title": "N", "family": "op", "names": ["maps", "rate"]}],)"
+                      R"( "charts": [{"family": "op", "x": "kind", "title": "C"}]})",
+                      "x", "x/report.json");
+  ASSERT_TRUE(counts.ok()) << counts.status();
+  EXPECT_THAT(BuildReports(set, {}, {{"x", *counts}})["x.md"],
+              HasSubstr("### N\n\nMedian over the repetitions (range where they differ).\n"));
   // A chart in the unit that suits its bars: 11 ns is not "0.0 us".
   EXPECT_THAT(report, HasSubstr("title \"C (median, ns)\"\n    x-axis [\"a\"]\n    y-axis \"ns\" 0 "
                                 "--> 13\n    bar [11.0]"));
