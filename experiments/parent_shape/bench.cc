@@ -8,7 +8,8 @@
 //       this bench, holding N extra anonymous mappings of one page each,
 //       none touched, so the resident size is the same for every N (adjacent
 //       mappings alternate read-write and read-only, so the kernel cannot
-//       merge them),
+//       merge them; two guard pages keep any neighbour from joining them:
+//       many_mappings.h),
 //       spawns the minimal child by M = fork or vfork and reaps it.
 //       N = 100, 1000, 10000, 60000. Counter parent_mappings.
 //   spawn/method:M/parent-threads:N/until:exit
@@ -20,8 +21,6 @@
 
 #include "lib/bench.h"
 
-#include <errno.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <condition_variable>
@@ -32,6 +31,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "experiments/parent_shape/many_mappings.h"
 #include "lib/bench_spawn.h"
 #include "lib/proc_stat.h"
 #include "lib/runfiles.h"
@@ -41,8 +41,6 @@
 namespace spawnlab {
 namespace {
 
-constexpr size_t kPage = 4096;
-
 // Lines of /proc/self/maps: this process's mappings now.
 int64_t Mappings() {
   std::ifstream in("/proc/self/maps");
@@ -50,51 +48,6 @@ int64_t Mappings() {
   for (std::string line; std::getline(in, line);) ++n;
   return n;
 }
-
-// `n` distinct one-page mappings, none touched (page tables, and the memory a
-// fork would copy, stay as they were: only the mappings themselves are added);
-// unmapped when this goes.
-class ManyMappings {
- public:
-  static absl::StatusOr<ManyMappings> Make(size_t n) {
-    ManyMappings m;
-    m.bytes_ = kPage;
-    // One reservation, then each mapping fixed inside it: contiguous, so the
-    // only thing keeping them apart is their alternating protection.
-    void* base = mmap(nullptr, m.bytes_ * n, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (base == MAP_FAILED) {
-      return absl::ErrnoToStatus(errno, absl::StrCat("mmap of ", m.bytes_ * n, " bytes"));
-    }
-    m.base_ = static_cast<char*>(base);
-    m.n_ = n;
-    for (size_t i = 1; i < n; i += 2) {
-      if (mprotect(m.base_ + i * m.bytes_, m.bytes_, PROT_READ) != 0) {
-        return absl::ErrnoToStatus(errno,
-                                   absl::StrCat("mprotect to split mapping ", i, " of ", n,
-                                                " (vm.max_map_count is ", MaxMapCount(), ")"));
-      }
-    }
-    return m;
-  }
-  ManyMappings() = default;
-  ManyMappings(ManyMappings&& o) noexcept : base_(o.base_), bytes_(o.bytes_), n_(o.n_) {
-    o.base_ = nullptr;
-  }
-  ManyMappings& operator=(ManyMappings&&) = delete;
-  ~ManyMappings() {
-    if (base_ != nullptr) munmap(base_, bytes_ * n_);
-  }
-
- private:
-  static std::string MaxMapCount() {
-    std::ifstream in("/proc/sys/vm/max_map_count");
-    std::string v;
-    return std::getline(in, v) ? v : "unknown";
-  }
-  char* base_ = nullptr;
-  size_t bytes_ = 0, n_ = 0;
-};
 
 // Nothing will poll the child: no pidfd to make and close.
 SpawnOptions NoPidfd() {
