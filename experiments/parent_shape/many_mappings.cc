@@ -36,15 +36,14 @@ absl::StatusOr<ManyMappings> ManyMappings::Make(size_t n) {
   }
   m.reservation_ = static_cast<char*>(r);
   m.n_ = n;
-  void* base = mmap(m.reservation_ + m.page_, m.page_ * n, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
-  if (base == MAP_FAILED) {
+  char* const base = m.reservation_ + m.page_;
+  if (mmap(base, m.page_ * n, PROT_READ | PROT_WRITE,
+           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED) {
     return absl::ErrnoToStatus(errno, absl::StrCat("mmap of ", m.page_ * n,
                                                    " bytes inside the reservation"));
   }
-  m.base_ = static_cast<char*>(base);
   for (size_t i = 1; i < n; i += 2) {
-    if (mprotect(m.base_ + i * m.page_, m.page_, PROT_READ) != 0) {
+    if (mprotect(base + i * m.page_, m.page_, PROT_READ) != 0) {
       return absl::ErrnoToStatus(errno,
                                  absl::StrCat("mprotect to split mapping ", i, " of ", n,
                                               " (vm.max_map_count is ", MaxMapCount(), ")"));
@@ -54,9 +53,8 @@ absl::StatusOr<ManyMappings> ManyMappings::Make(size_t n) {
 }
 
 ManyMappings::ManyMappings(ManyMappings&& other) noexcept
-    : reservation_(other.reservation_), base_(other.base_), page_(other.page_), n_(other.n_) {
+    : reservation_(other.reservation_), page_(other.page_), n_(other.n_) {
   other.reservation_ = nullptr;
-  other.base_ = nullptr;
 }
 
 ManyMappings::~ManyMappings() {

@@ -47,13 +47,12 @@ class ManyMappings {
 
   // The first of the `count()` mappings; the guards are the pages just below
   // it and just past the last.
-  const char* data() const { return base_; }
+  const char* data() const { return reservation_ == nullptr ? nullptr : reservation_ + page_; }
   size_t count() const { return n_; }
   size_t page_size() const { return page_; }
 
  private:
   char* reservation_ = nullptr;  // the guards and the region, (n + 2) pages
-  char* base_ = nullptr;
   size_t page_ = 0, n_ = 0;
 };
 
