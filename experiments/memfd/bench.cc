@@ -13,6 +13,11 @@
 //                                   exec (fexecve's typical use), all timed
 // C = warm, or cold: the file's pages dropped with posix_fadvise before every
 // exec (untimed); skipped with the reason where they cannot be dropped.
+// The bench runs in rounds. In each, the four warm rows are measured
+// together, their execs alternating in an order shuffled every cycle
+// (lib/together.h), and so are the two cold rows, so that a ratio of two of
+// them is paired exec by exec; memfd-each runs alone. Each row gets at least
+// the minimum time (--benchmark_min_time) of execs per round.
 // memfd_create and execveat are probed; a kernel without them skips the rows.
 
 #include "lib/bench.h"
@@ -25,6 +30,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -33,6 +41,7 @@
 #include "lib/probes.h"
 #include "lib/runfiles.h"
 #include "lib/timed_spawn.h"
+#include "lib/together.h"
 #include "lib/unique_fd.h"
 
 namespace spawnlab {
@@ -60,75 +69,161 @@ absl::StatusOr<UniqueFd> MemfdWithChild(bool sealed) {
 
 enum class Source { kPath, kOPath, kMemfdOnce, kMemfdEach };
 
-void BM_Exec(benchmark::State& state, Source source, bool cold, bool sealed) {
-  if (source != Source::kPath) {
-    if (absl::Status s = ProbeExecveat(); !s.ok()) return SkipRow(state, s);
+struct Variant {
+  std::string name;
+  Source source;
+  bool cold = false;
+  bool sealed = false;
+};
+
+// Why `v` cannot be measured here, or OK. Probed once per variant.
+absl::Status Unavailable(const Variant& v) {
+  if (v.source != Source::kPath) {
+    if (absl::Status s = ProbeExecveat(); !s.ok()) return s;
   }
-  if (source == Source::kMemfdOnce || source == Source::kMemfdEach) {
-    if (absl::Status s = ProbeMemfdCreate(); !s.ok()) return SkipRow(state, s);
+  if (v.source == Source::kMemfdOnce || v.source == Source::kMemfdEach) {
+    if (absl::Status s = ProbeMemfdCreate(); !s.ok()) return s;
   }
-  absl::StatusOr<TimedSpawner> spawner = TimedSpawner::Create(child_path);
-  absl::StatusOr<PageCacheFile> file = PageCacheFile::Open(child_path);
-  if (!spawner.ok()) return FailRow(state, spawner.status());
-  if (!file.ok()) return FailRow(state, file.status());
-  UniqueFd exec_fd;
-  if (source == Source::kOPath) {
-    exec_fd.reset(open(child_path.c_str(), O_PATH | O_CLOEXEC));
-    if (!exec_fd.valid()) return FailRow(state, absl::ErrnoToStatus(errno, "open O_PATH"));
-  } else if (source == Source::kMemfdOnce) {
-    absl::StatusOr<UniqueFd> m = MemfdWithChild(sealed);
-    if (!m.ok()) return FailRow(state, m.status());
-    exec_fd = *std::move(m);
+  if (v.cold) {
+    absl::StatusOr<PageCacheFile> file = PageCacheFile::Open(child_path);
+    if (!file.ok()) return file.status();
+    return file->Evict();
   }
-  SpawnOptions options;
-  options.exec_fd = exec_fd.get();
-  if (cold) {
-    if (absl::Status s = file->Evict(); !s.ok()) return SkipRow(state, s);
-  } else if (absl::StatusOr<SpawnTimes> w = spawner->Once(SpawnMethod::kVfork, options); !w.ok()) {
-    return FailRow(state, w.status());
-  }
-  for (auto _ : state) {
-    if (cold) {
-      if (absl::Status s = file->Evict(); !s.ok()) return SkipRow(state, s);
+  return absl::OkStatus();
+}
+
+// One variant, set up: each call of Once evicts the file if cold (untimed),
+// then execs the child and returns the nanoseconds to reaped (memfd-each:
+// creating and filling the memfd too).
+class Exec {
+ public:
+  static absl::StatusOr<std::unique_ptr<Exec>> Prepare(const Variant& v) {
+    absl::StatusOr<TimedSpawner> spawner = TimedSpawner::Create(child_path);
+    if (!spawner.ok()) return spawner.status();
+    absl::StatusOr<PageCacheFile> file = PageCacheFile::Open(child_path);
+    if (!file.ok()) return file.status();
+    auto e = std::unique_ptr<Exec>(new Exec(v, *std::move(spawner), *std::move(file)));
+    if (v.source == Source::kOPath) {
+      e->exec_fd_.reset(open(child_path.c_str(), O_PATH | O_CLOEXEC));
+      if (!e->exec_fd_.valid()) return absl::ErrnoToStatus(errno, "open O_PATH");
+    } else if (v.source == Source::kMemfdOnce) {
+      absl::StatusOr<UniqueFd> m = MemfdWithChild(v.sealed);
+      if (!m.ok()) return m.status();
+      e->exec_fd_ = *std::move(m);
     }
+    return e;
+  }
+
+  absl::StatusOr<int64_t> Once() {
+    if (v_.cold) {
+      if (absl::Status s = file_.Evict(); !s.ok()) return s;
+    }
+    SpawnOptions options;
+    options.exec_fd = exec_fd_.get();
     const int64_t t0 = MonotonicNanos();
     UniqueFd each;
-    if (source == Source::kMemfdEach) {
+    if (v_.source == Source::kMemfdEach) {
       absl::StatusOr<UniqueFd> m = MemfdWithChild(false);
-      if (!m.ok()) return FailRow(state, m.status());
+      if (!m.ok()) return m.status();
       each = *std::move(m);
       options.exec_fd = each.get();
     }
-    absl::StatusOr<SpawnTimes> t = spawner->Once(SpawnMethod::kVfork, options);
+    absl::StatusOr<SpawnTimes> t = spawner_.Once(SpawnMethod::kVfork, options);
     each.reset();
     const int64_t t1 = MonotonicNanos();
-    if (!t.ok()) {
-      FailRow(state, t.status());
-      break;
-    }
+    if (!t.ok()) return t.status();
     // memfd-each counts creating and filling the memfd; the others, the spawn.
-    state.SetIterationTime(
-        static_cast<double>(source == Source::kMemfdEach ? t1 - t0 : t->to_exit_ns) * 1e-9);
+    return v_.source == Source::kMemfdEach ? t1 - t0 : t->to_exit_ns;
   }
+
+ private:
+  Exec(Variant v, TimedSpawner spawner, PageCacheFile file)
+      : v_(std::move(v)), spawner_(std::move(spawner)), file_(std::move(file)) {}
+  Variant v_;
+  TimedSpawner spawner_;
+  PageCacheFile file_;
+  UniqueFd exec_fd_;
+};
+
+// The variants of a group, set up, then run by Alternate.
+absl::StatusOr<std::vector<PartTime>> MeasureGroup(const std::vector<Variant>& group,
+                                                   double min_seconds) {
+  std::vector<std::unique_ptr<Exec>> execs;
+  std::vector<std::function<absl::StatusOr<int64_t>()>> parts;
+  for (const Variant& v : group) {
+    absl::StatusOr<std::unique_ptr<Exec>> e = Exec::Prepare(v);
+    if (!e.ok()) return e.status();
+    execs.push_back(*std::move(e));
+    parts.push_back([exec = execs.back().get()] { return exec->Once(); });
+  }
+  return Alternate(parts, min_seconds);
 }
 
-void Register(const BenchOptions& options) {
-  child_path = RunfileOrExit("lib/children/static_child");
-  std::ifstream in(child_path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  child_bytes = ss.str();
-  benchmark::AddCustomContext("memfd.child_bytes", absl::StrCat(child_bytes.size()));
-  auto add = [&](const std::string& name, Source source, bool cold, bool sealed) {
-    Configure(benchmark::RegisterBenchmark(name.c_str(), BM_Exec, source, cold, sealed), options);
+// The rows, in their groups: the rows of a group are measured together, their
+// execs alternating (lib/together.h), so that their ratios are paired exec by
+// exec. memfd-each, whose filling would leave its copy in the caches of the
+// next exec, runs alone.
+std::vector<std::vector<Variant>> Groups() {
+  return {
+      {{"exec/source:path/cache:warm/until:exit", Source::kPath},
+       {"exec/source:o_path/cache:warm/until:exit", Source::kOPath},
+       {"exec/source:memfd-once/seal:none/until:exit", Source::kMemfdOnce},
+       {"exec/source:memfd-once/seal:sealed/until:exit", Source::kMemfdOnce, false, true}},
+      {{"exec/source:path/cache:cold/until:exit", Source::kPath, true},
+       {"exec/source:o_path/cache:cold/until:exit", Source::kOPath, true}},
+      {{"exec/source:memfd-each/seal:none/until:exit", Source::kMemfdEach}},
   };
-  add("exec/source:path/cache:warm/until:exit", Source::kPath, false, false);
-  add("exec/source:path/cache:cold/until:exit", Source::kPath, true, false);
-  add("exec/source:o_path/cache:warm/until:exit", Source::kOPath, false, false);
-  add("exec/source:o_path/cache:cold/until:exit", Source::kOPath, true, false);
-  add("exec/source:memfd-once/seal:none/until:exit", Source::kMemfdOnce, false, false);
-  add("exec/source:memfd-once/seal:sealed/until:exit", Source::kMemfdOnce, false, true);
-  add("exec/source:memfd-each/seal:none/until:exit", Source::kMemfdEach, false, false);
+}
+
+// The order reports list the rows in.
+const char* const kRowOrder[] = {
+    "exec/source:path/cache:warm/until:exit",        "exec/source:path/cache:cold/until:exit",
+    "exec/source:o_path/cache:warm/until:exit",      "exec/source:o_path/cache:cold/until:exit",
+    "exec/source:memfd-once/seal:none/until:exit",   "exec/source:memfd-once/seal:sealed/until:exit",
+    "exec/source:memfd-each/seal:none/until:exit",
+};
+
+void Register(const BenchOptions& options) {
+  static std::map<std::string, absl::Status>* const unavailable = [] {
+    child_path = RunfileOrExit("lib/children/static_child");
+    std::ifstream in(child_path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    child_bytes = ss.str();
+    benchmark::AddCustomContext("memfd.child_bytes", absl::StrCat(child_bytes.size()));
+    benchmark::AddCustomContext("memfd.measured_together",
+                                "path, o_path, memfd-once none and sealed, warm; path and "
+                                "o_path, cold; their execs alternating, shuffled each cycle");
+    auto* m = new std::map<std::string, absl::Status>;
+    for (const std::vector<Variant>& group : Groups()) {
+      for (const Variant& v : group) (*m)[v.name] = Unavailable(v);
+    }
+    return m;
+  }();
+  std::map<std::string, RoundRow> rows;
+  for (std::vector<Variant>& group : Groups()) {
+    std::vector<Variant> measured;
+    for (Variant& v : group) {
+      const absl::Status why = unavailable->at(v.name);
+      if (!why.ok()) {
+        rows[v.name] = {v.name, [why](benchmark::State& state) { SkipRow(state, why); }};
+        continue;
+      }
+      measured.push_back(v);
+    }
+    if (measured.empty()) continue;
+    const double min_seconds = options.min_time;
+    auto together = std::make_shared<MeasuredTogether>(
+        [measured, min_seconds] { return MeasureGroup(measured, min_seconds); });
+    for (size_t i = 0; i < measured.size(); ++i) {
+      rows[measured[i].name] = {measured[i].name, [together, i](benchmark::State& state) {
+                                  together->Report(state, i);
+                                }};
+    }
+  }
+  std::vector<RoundRow> ordered;
+  for (const char* name : kRowOrder) ordered.push_back(rows.at(name));
+  for (const auto& [name, b] : RegisterRound(options, std::move(ordered))) b->Iterations(1);
 }
 
 }  // namespace
@@ -136,7 +231,8 @@ void Register(const BenchOptions& options) {
 
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
-  defaults.random_interleaving = true;
+  // Rounds: each measures every group once (its rows alternating), shuffled.
+  defaults.rounds = 25;
   // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
   defaults.canary_row = "exec/source:path/cache:warm/until:exit";
   // Key ratios, each row over its baseline in the same round (README, "Reproducibility").

@@ -5,12 +5,16 @@
 //
 // Rows (each spawns the minimal child, waits for it, and reports the mean time
 // per spawn measured by the runtime's own clock over N spawns after one
-// warm-up; N = 200, 20 with --quick):
+// warm-up; N = 200, 20 with --quick), in rounds (each row once per round, in a
+// shuffled order):
 //   runtime/lang:go/call:exec.Command.Run/child:minimal/until:exit
 //       Go's os/exec (spawn.go, built by `go build`, Debian's golang-go)
 //   runtime/lang:go/call:os.StartProcess/child:minimal/until:exit
 //       Go's raw os.StartProcess, then Process.Wait: the same work as Run
-//       without the Cmd layer (like for like)
+//       without the Cmd layer (like for like). The two Go rows of a round
+//       come from one Go process that alternates them spawn by spawn
+//       (`spawn_go alternate`, lib/together.h), so that their ratio, the
+//       Cmd layer's cost, is paired within milliseconds.
 //   runtime/lang:python/call:subprocess.run/child:minimal/until:exit
 //       Debian's /usr/bin/python3, subprocess.run (spawn.py)
 //   runtime/lang:cxx/call:spawnlab.Command.Run/child:minimal/until:exit
@@ -31,6 +35,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -43,9 +48,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "lib/command.h"
 #include "lib/runfiles.h"
+#include "lib/together.h"
 #include "re2/re2.h"
 
 namespace spawnlab {
@@ -131,7 +138,10 @@ absl::StatusOr<SpawnKinds> Trace(const std::vector<std::string>& argv) {
   return Classify(text.str());
 }
 
-void BM_Runtime(benchmark::State& state, Runtime rt, std::string child, int n) {
+// `together` (with its part): this row's time is that part of a measurement
+// shared with other rows of the round, not a run of its own.
+void BM_Runtime(benchmark::State& state, const Runtime& rt, const std::string& child, int n,
+                const std::shared_ptr<MeasuredTogether>& together, size_t part) {
   if (!rt.needs.empty() && access(rt.needs.c_str(), X_OK) != 0) {
     return SkipRow(state, absl::NotFoundError(absl::StrCat(rt.needs, " is not installed")));
   }
@@ -157,6 +167,7 @@ void BM_Runtime(benchmark::State& state, Runtime rt, std::string child, int n) {
               kinds->first.c_str());
     }
   }
+  if (together != nullptr) return together->Report(state, part);
   for (auto _ : state) {
     if (rt.argv.empty()) {  // the library's Command, in this process
       const Command command(child);
@@ -202,29 +213,59 @@ std::string Answer(const std::string& path, std::vector<std::string> args) {
   return std::string(absl::StripAsciiWhitespace(r->out));
 }
 
+// Go's two calls, from one process that alternates them spawn by spawn:
+// part 0 exec.Command.Run, part 1 os.StartProcess.
+absl::StatusOr<std::vector<PartTime>> GoAlternating(const std::string& go, const std::string& child,
+                                                    int n) {
+  absl::StatusOr<CommandResult> r = Command(go)
+                                        .Args({"alternate", absl::StrCat(n), child})
+                                        .Stdout(Stdio::Pipe())
+                                        .Stderr(Stdio::Pipe())
+                                        .Timeout(absl::Seconds(120))
+                                        .Run();
+  if (!r.ok()) return r.status();
+  std::vector<std::string> words = absl::StrSplit(absl::StripAsciiWhitespace(r->out), ' ');
+  int64_t command_ns = 0, start_ns = 0;
+  if (!r->status.success() || words.size() != 2 || !absl::SimpleAtoi(words[0], &command_ns) ||
+      !absl::SimpleAtoi(words[1], &start_ns)) {
+    return absl::InternalError(
+        absl::StrCat(go, " alternate: ", r->status.ToString(), ": ", r->out, r->err));
+  }
+  return std::vector<PartTime>{{static_cast<double>(command_ns) * 1e-9, n},
+                               {static_cast<double>(start_ns) * 1e-9, n}};
+}
+
 void Register(const BenchOptions& options) {
   const std::string child = RunfileOrExit("lib/children/minimal_child");
   const std::string go = RunfileOrExit("experiments/runtime_spawn/spawn_go");
   const std::string py = RunfileOrExit("experiments/runtime_spawn/spawn.py");
   const int n = options.quick ? 20 : 200;
-  // Which releases were measured: a runtime's spawn changes between them.
-  benchmark::AddCustomContext("runtime.go", Answer(go, {"version"}));
-  benchmark::AddCustomContext("runtime.python",
-                              Answer(kPython, {"-c", "import sys; print(sys.version.split()[0])"}));
+  if (options.round == 0) {
+    // Which releases were measured: a runtime's spawn changes between them.
+    benchmark::AddCustomContext("runtime.go", Answer(go, {"version"}));
+    benchmark::AddCustomContext(
+        "runtime.python", Answer(kPython, {"-c", "import sys; print(sys.version.split()[0])"}));
+  }
   const Runtime runtimes[] = {
       {"go", "exec.Command.Run", {go, "command"}, ""},
       {"go", "os.StartProcess", {go, "startprocess"}, ""},
       {"python", "subprocess.run", {kPython, py}, kPython},
       {"cxx", "spawnlab.Command.Run", {}, ""},
   };
+  // This round's Go pair, measured once, by whichever of its rows runs first.
+  auto go_pair = std::make_shared<MeasuredTogether>(
+      [go, child, n] { return GoAlternating(go, child, n); });
+  std::vector<RoundRow> rows;
   for (const Runtime& rt : runtimes) {
-    Configure(benchmark::RegisterBenchmark(absl::StrCat("runtime/lang:", rt.lang, "/call:", rt.call,
-                                                        "/child:minimal/until:exit")
-                                               .c_str(),
-                                           BM_Runtime, rt, child, n),
-              options)
-        ->Iterations(1);
+    std::shared_ptr<MeasuredTogether> together = rt.lang == "go" ? go_pair : nullptr;
+    const size_t part = rt.call == "exec.Command.Run" ? 0 : 1;
+    rows.push_back({absl::StrCat("runtime/lang:", rt.lang, "/call:", rt.call,
+                                 "/child:minimal/until:exit"),
+                    [rt, child, n, together, part](benchmark::State& state) {
+                      BM_Runtime(state, rt, child, n, together, part);
+                    }});
   }
+  for (const auto& [name, b] : RegisterRound(options, std::move(rows))) b->Iterations(1);
 }
 
 }  // namespace
@@ -232,8 +273,8 @@ void Register(const BenchOptions& options) {
 
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
-  // Each repetition runs its runtime afresh, so the rows can be shuffled.
-  defaults.random_interleaving = true;
+  // Rounds: each runs every row once (the Go pair in one process), shuffled.
+  defaults.rounds = 25;
   // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
   defaults.canary_row = "runtime/lang:cxx/call:spawnlab.Command.Run/child:minimal/until:exit";
   // Key ratio: Go's Cmd layer over the raw call, within a round.
