@@ -245,6 +245,9 @@ void Register(const BenchOptions& options) {
     benchmark::AddCustomContext("runtime.go", Answer(go, {"version"}));
     benchmark::AddCustomContext(
         "runtime.python", Answer(kPython, {"-c", "import sys; print(sys.version.split()[0])"}));
+    benchmark::AddCustomContext("runtime.measured_together",
+                                "exec.Command.Run and os.StartProcess: one spawn_go process per "
+                                "round, the two calls alternating spawn by spawn");
   }
   const Runtime runtimes[] = {
       {"go", "exec.Command.Run", {go, "command"}, ""},
