@@ -277,7 +277,12 @@ void Register(const BenchOptions& options) {
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
   // Rounds: each runs every row once (the Go pair in one process), shuffled.
-  defaults.rounds = 25;
+  // 61, not 25: the Go pair's ratio spreads about 5% from round to round, and
+  // that spread is between processes (200 or 600 spawns per process give the
+  // same), so only more of them narrow it. Its median over 25 rounds moved by
+  // about 1.8% between two runs of the same code (the target is 2%); over 61,
+  // about 1.1%. A round takes about a quarter of a second.
+  defaults.rounds = 61;
   // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
   defaults.canary_row = "runtime/lang:cxx/call:spawnlab.Command.Run/child:minimal/until:exit";
   // Key ratio: Go's Cmd layer over the raw call, within a round.
