@@ -32,6 +32,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <utility>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -77,7 +78,7 @@ struct Variant {
 };
 
 // Why `v` cannot be measured here, or OK. Probed once per variant.
-absl::Status Unavailable(const Variant& v) {
+absl::Status WhyUnavailable(const Variant& v) {
   if (v.source != Source::kPath) {
     if (absl::Status s = ProbeExecveat(); !s.ok()) return s;
   }
@@ -159,29 +160,22 @@ absl::StatusOr<std::vector<PartTime>> MeasureGroup(const std::vector<Variant>& g
   return Alternate(parts, min_seconds);
 }
 
-// The rows, in their groups: the rows of a group are measured together, their
-// execs alternating (lib/together.h), so that their ratios are paired exec by
-// exec. memfd-each, whose filling would leave its copy in the caches of the
-// next exec, runs alone.
-std::vector<std::vector<Variant>> Groups() {
+// The rows, in the order reports list them, each with its group: the rows of
+// a group are measured together, their execs alternating (lib/together.h),
+// so that their ratios are paired exec by exec. memfd-each, whose filling
+// would leave its copy in the caches of the next exec, runs alone.
+enum Group { kWarm, kCold, kAlone, kGroups };
+std::vector<std::pair<Group, Variant>> Rows() {
   return {
-      {{"exec/source:path/cache:warm/until:exit", Source::kPath},
-       {"exec/source:o_path/cache:warm/until:exit", Source::kOPath},
-       {"exec/source:memfd-once/seal:none/until:exit", Source::kMemfdOnce},
-       {"exec/source:memfd-once/seal:sealed/until:exit", Source::kMemfdOnce, false, true}},
-      {{"exec/source:path/cache:cold/until:exit", Source::kPath, true},
-       {"exec/source:o_path/cache:cold/until:exit", Source::kOPath, true}},
-      {{"exec/source:memfd-each/seal:none/until:exit", Source::kMemfdEach}},
+      {kWarm, {"exec/source:path/cache:warm/until:exit", Source::kPath}},
+      {kCold, {"exec/source:path/cache:cold/until:exit", Source::kPath, true}},
+      {kWarm, {"exec/source:o_path/cache:warm/until:exit", Source::kOPath}},
+      {kCold, {"exec/source:o_path/cache:cold/until:exit", Source::kOPath, true}},
+      {kWarm, {"exec/source:memfd-once/seal:none/until:exit", Source::kMemfdOnce}},
+      {kWarm, {"exec/source:memfd-once/seal:sealed/until:exit", Source::kMemfdOnce, false, true}},
+      {kAlone, {"exec/source:memfd-each/seal:none/until:exit", Source::kMemfdEach}},
   };
 }
-
-// The order reports list the rows in.
-const char* const kRowOrder[] = {
-    "exec/source:path/cache:warm/until:exit",        "exec/source:path/cache:cold/until:exit",
-    "exec/source:o_path/cache:warm/until:exit",      "exec/source:o_path/cache:cold/until:exit",
-    "exec/source:memfd-once/seal:none/until:exit",   "exec/source:memfd-once/seal:sealed/until:exit",
-    "exec/source:memfd-each/seal:none/until:exit",
-};
 
 void Register(const BenchOptions& options) {
   static std::map<std::string, absl::Status>* const unavailable = [] {
@@ -195,35 +189,39 @@ void Register(const BenchOptions& options) {
                                 "path, o_path, memfd-once none and sealed, warm; path and "
                                 "o_path, cold; their execs alternating, shuffled each cycle");
     auto* m = new std::map<std::string, absl::Status>;
-    for (const std::vector<Variant>& group : Groups()) {
-      for (const Variant& v : group) (*m)[v.name] = Unavailable(v);
-    }
+    for (const auto& [group, v] : Rows()) (*m)[v.name] = WhyUnavailable(v);
     return m;
   }();
-  std::map<std::string, RoundRow> rows;
-  for (std::vector<Variant>& group : Groups()) {
-    std::vector<Variant> measured;
-    for (Variant& v : group) {
-      const absl::Status why = unavailable->at(v.name);
-      if (!why.ok()) {
-        rows[v.name] = {v.name, [why](benchmark::State& state) { SkipRow(state, why); }};
-        continue;
-      }
-      measured.push_back(v);
+  // Each group's measurable rows, in row order, and where each row's part is.
+  std::vector<Variant> measured[kGroups];
+  std::vector<RoundRow> rows;
+  std::vector<std::pair<Group, size_t>> parts;
+  for (const auto& [group, v] : Rows()) {
+    const absl::Status why = unavailable->at(v.name);
+    if (!why.ok()) {
+      rows.push_back({v.name, [why](benchmark::State& state) { SkipRow(state, why); }});
+      parts.push_back({kGroups, 0});
+      continue;
     }
-    if (measured.empty()) continue;
-    const double min_seconds = options.min_time;
-    auto together = std::make_shared<MeasuredTogether>(
-        [measured, min_seconds] { return MeasureGroup(measured, min_seconds); });
-    for (size_t i = 0; i < measured.size(); ++i) {
-      rows[measured[i].name] = {measured[i].name, [together, i](benchmark::State& state) {
-                                  together->Report(state, i);
-                                }};
-    }
+    parts.push_back({group, measured[group].size()});
+    measured[group].push_back(v);
+    rows.push_back({v.name, nullptr});
   }
-  std::vector<RoundRow> ordered;
-  for (const char* name : kRowOrder) ordered.push_back(rows.at(name));
-  for (const auto& [name, b] : RegisterRound(options, std::move(ordered))) b->Iterations(1);
+  std::shared_ptr<MeasuredTogether> together[kGroups];
+  for (int g = 0; g < kGroups; ++g) {
+    together[g] = std::make_shared<MeasuredTogether>(
+        [variants = measured[g], min_seconds = options.min_time] {
+          return MeasureGroup(variants, min_seconds);
+        });
+  }
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const auto [group, part] = parts[r];
+    if (group == kGroups) continue;  // skipped
+    rows[r].run = [m = together[group], part = part](benchmark::State& state) {
+      m->Report(state, part);
+    };
+  }
+  for (const auto& [name, b] : RegisterRound(options, std::move(rows))) b->Iterations(1);
 }
 
 }  // namespace
