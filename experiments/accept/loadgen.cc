@@ -38,6 +38,18 @@ struct Slot {
 
 }  // namespace
 
+void LoadResult::Append(const LoadResult& later) {
+  requests += later.requests;
+  non_2xx += later.non_2xx;
+  errors += later.errors;
+  timeouts += later.timeouts;
+  connections += later.connections;
+  seconds += later.seconds;
+  latency_us.insert(latency_us.end(), later.latency_us.begin(), later.latency_us.end());
+  for (const auto& [worker, n] : later.per_worker) per_worker[worker] += n;
+  if (first_error.empty()) first_error = later.first_error;
+}
+
 double LoadResult::Percentile(double p) const {
   if (latency_us.empty()) return std::numeric_limits<double>::quiet_NaN();
   std::vector<double> v = latency_us;
@@ -107,15 +119,10 @@ absl::StatusOr<LoadResult> RunLoad(const LoadOptions& o) {
   LoadResult all;
   for (absl::StatusOr<LoadResult>& p : parts) {
     if (!p.ok()) return p.status();
-    all.requests += p->requests;
-    all.non_2xx += p->non_2xx;
-    all.errors += p->errors;
-    all.timeouts += p->timeouts;
-    all.connections += p->connections;
-    all.seconds = std::max(all.seconds, p->seconds);
-    all.latency_us.insert(all.latency_us.end(), p->latency_us.begin(), p->latency_us.end());
-    for (const auto& [worker, n] : p->per_worker) all.per_worker[worker] += n;
-    if (all.first_error.empty()) all.first_error = p->first_error;
+    // The threads ran at the same time: the load lasted as long as the longest.
+    const double seconds = std::max(all.seconds, p->seconds);
+    all.Append(*p);
+    all.seconds = seconds;
   }
   return all;
 }

@@ -55,6 +55,10 @@ struct LoadResult {
   std::map<int, int64_t> per_worker;  // responses by X-Worker
   std::string first_error;
 
+  // Adds a load that ran after this one: the counts, latencies and workers'
+  // responses add up, and so do the seconds; the first error stays.
+  void Append(const LoadResult& later);
+
   double Percentile(double p) const;  // of latency_us; NaN if empty
   // Standard deviation and max/min of the per-worker counts over `workers`
   // workers (a worker that served nothing counts as 0).
