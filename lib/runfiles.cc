@@ -2,6 +2,7 @@
 
 #include "lib/runfiles.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <unistd.h>
 
@@ -43,6 +44,21 @@ absl::StatusOr<std::string> Runfile(absl::string_view path) {
     return absl::NotFoundError(absl::StrCat(path, " is not among this binary's runfiles"));
   }
   return found;
+}
+
+absl::Status ShareRunfilesWithChildren() {
+  std::string error;
+  const Runfiles* runfiles = TheRunfiles(&error);
+  if (runfiles == nullptr) {
+    return absl::NotFoundError(absl::StrCat("no runfiles for this binary: ", error));
+  }
+  for (const auto& [name, value] : runfiles->EnvVars()) {
+    if (value.empty()) continue;
+    if (setenv(name.c_str(), value.c_str(), /*overwrite=*/1) != 0) {
+      return absl::ErrnoToStatus(errno, absl::StrCat("setenv ", name));
+    }
+  }
+  return absl::OkStatus();
 }
 
 std::string RunfileOrExit(absl::string_view path) {

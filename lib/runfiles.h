@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -22,6 +23,14 @@ absl::StatusOr<std::string> Runfile(absl::string_view path);
 
 // For a program's set-up: the runfile's path, or exit 2 saying what is missing.
 std::string RunfileOrExit(absl::string_view path);
+
+// Puts this binary's runfiles in its environment (RUNFILES_DIR and
+// RUNFILES_MANIFEST_FILE, as Bazel's runfiles library gives them), so that a
+// program it starts from them finds its own there: a binary that is only
+// another's `data` has no runfiles tree of its own in bazel-bin, and started
+// by path outside `bazel test` it would find none. Call it in main before
+// starting threads (it calls setenv).
+absl::Status ShareRunfilesWithChildren();
 
 }  // namespace spawnlab
 

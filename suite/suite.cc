@@ -209,6 +209,12 @@ int SuiteMain(int argc, char** argv) {
     return 2;
   }
   const std::string workspace = ws_env;
+  // The benches are this binary's `data`: Bazel built no runfiles tree beside
+  // them, so they find their own data (children, servers) through ours.
+  if (absl::Status shared = ShareRunfilesWithChildren(); !shared.ok()) {
+    std::cerr << "error: " << shared.message() << "\n";
+    return 2;
+  }
 
   absl::StatusOr<std::vector<Experiment>> listed = AllExperiments();
   if (!listed.ok()) {
