@@ -2,6 +2,7 @@
 
 #include "analysis/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -42,6 +43,15 @@ Comparison CompareResults(const ResultsFile& old_file, const ResultsFile& new_fi
   for (const Series& n : new_file.series) {
     if (old_file.Find(n.name) == nullptr) c.only_new.push_back(n.name);
   }
+  // Adjust over the rows with the repetitions compare.py asks for: the family
+  // the table calls rows different in.
+  std::vector<double> tested_p;
+  for (const CompareRow& r : c.rows) {
+    const bool enough = r.old_n >= kMinRepetitionsForUTest && r.new_n >= kMinRepetitionsForUTest;
+    tested_p.push_back(enough ? r.p_value : std::nan(""));
+  }
+  const std::vector<double> q = BenjaminiHochberg(tested_p);
+  for (size_t i = 0; i < c.rows.size(); ++i) c.rows[i].q_value = q[i];
   c.geomean_ratio = GeometricMean(ratios);
   return c;
 }
@@ -58,6 +68,12 @@ absl::StatusOr<ResultsFile> NormaliseByCanary(const ResultsFile& f) {
         absl::StrCat(f.path, ": its canary row ", it->second, " was not measured"));
   }
   ResultsFile out = f;
+  const std::string canary_name = canary->name;
+  // The canary over itself is 1 in every round: no row to compare, and none
+  // of the family a comparison's p-values are adjusted over.
+  out.series.erase(std::remove_if(out.series.begin(), out.series.end(),
+                                  [&](const Series& s) { return s.name == canary_name; }),
+                   out.series.end());
   for (Series& s : out.series) {
     if (!s.measured()) continue;
     std::vector<double> ratios;
@@ -76,29 +92,28 @@ std::string FormatComparison(const Comparison& c, const std::string& normalised_
   auto figure = [&](double v) { return ratio ? absl::StrFormat("%.4g", v) : FormatNanos(v); };
   std::string out = absl::StrCat(
       "| benchmark | old", ratio ? " (x canary)" : "", " | new", ratio ? " (x canary)" : "",
-      " | change | U test p | reps (old/new) |\n", "|---|---:|---:|---:|---:|---|\n");
-  int weak = 0;
+      " | change | U test p | q (over the table) | reps (old/new) |\n",
+      "|---|---:|---:|---:|---:|---:|---|\n");
+  int weak = 0, tested = 0, differ = 0, below_p05 = 0;
   for (const CompareRow& r : c.rows) {
     const bool few = r.old_n < kMinRepetitionsForUTest || r.new_n < kMinRepetitionsForUTest;
     weak += few;
-    std::string p = FormatPValue(r.p_value);
-    if (!std::isnan(r.p_value) && r.p_value < 0.05 && !few) p += " (significant)";
+    tested += r.Tested();
+    differ += r.Different();
+    below_p05 += r.Tested() && r.p_value < 0.05;
     absl::StrAppend(&out, "| `", r.name, "` | ", figure(r.old_median_ns), " | ",
                     figure(r.new_median_ns), " | ", absl::StrFormat("%+.2f%%", r.change * 100),
-                    " | ", p, " | ", r.old_n, "/", r.new_n, few ? " (fewer than 9)" : "", " |\n");
-  }
-  int tested = 0, differ = 0;
-  for (const CompareRow& r : c.rows) {
-    if (std::isnan(r.p_value) || r.old_n < kMinRepetitionsForUTest ||
-        r.new_n < kMinRepetitionsForUTest) {
-      continue;
-    }
-    ++tested;
-    differ += r.p_value < 0.05;
+                    " | ", FormatPValue(r.p_value), " | ",
+                    r.Tested() ? FormatPValue(r.q_value) : std::string("—"),
+                    r.Different() ? " (different)" : "", " | ", r.old_n, "/", r.new_n,
+                    few ? " (fewer than 9)" : "", " |\n");
   }
   absl::StrAppend(
       &out, "\n", differ, " of ", tested,
-      " benchmarks with enough repetitions differ (U test p < 0.05); ",
+      " benchmarks with enough repetitions differ at a 5% false discovery rate (U test, its p "
+      "adjusted for the ",
+      tested, " tested: q < 0.05); with p < 0.05 on its own, as compare.py would mark it, ",
+      below_p05, " (chance alone gives about 1 row in 20 of two runs of identical code); ",
       ratio ? absl::StrCat("on each row's time over the canary `", normalised_by,
                            "` of the same round, which the drift of the machine cancels in "
                            "(the raw times: without --canary).\n")
@@ -230,32 +245,30 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
   if (!ratio_changes.empty()) r.median_ratio_change = spawnlab::Median(ratio_changes);
   // The U test on every row in both runs (but `skip`): how many it could
   // test, how many it calls different, and the median change.
-  auto count = [](const Comparison& c, const std::string& skip, int* tested, int* different,
+  // The U test on every row in both runs: how many it could test, how many
+  // it calls different (q < 0.05 over those), how many have p < 0.05 alone,
+  // and the median change.
+  auto count = [](const Comparison& c, int* tested, int* different, int* below_p05,
                   double* median_change) {
-    *tested = *different = 0;
+    *tested = *different = *below_p05 = 0;
     std::vector<double> changes;
     for (const CompareRow& row : c.rows) {
-      if (row.name == skip) continue;
       changes.push_back(std::fabs(row.change));
-      if (std::isnan(row.p_value) || row.old_n < kMinRepetitionsForUTest ||
-          row.new_n < kMinRepetitionsForUTest) {
-        continue;
-      }
-      ++*tested;
-      *different += row.p_value < 0.05;
+      *tested += row.Tested();
+      *different += row.Different();
+      *below_p05 += row.Tested() && row.p_value < 0.05;
     }
     if (!changes.empty()) *median_change = spawnlab::Median(changes);
   };
-  count(CompareResults(old_file, new_file), "", &r.rows_tested, &r.rows_different,
-        &r.median_row_change);
+  count(CompareResults(old_file, new_file), &r.rows_tested, &r.rows_different,
+        &r.rows_below_p05, &r.median_row_change);
   absl::StatusOr<ResultsFile> old_by_canary = NormaliseByCanary(old_file);
   absl::StatusOr<ResultsFile> new_by_canary = NormaliseByCanary(new_file);
   if (old_by_canary.ok() && new_by_canary.ok() &&
       old_file.context.at("spawnlab.canary.row") == new_file.context.at("spawnlab.canary.row")) {
     r.canary_row = old_file.context.at("spawnlab.canary.row");
-    // The canary over itself is 1 in every round: nothing to test.
-    count(CompareResults(*old_by_canary, *new_by_canary), r.canary_row, &r.canary_rows_tested,
-          &r.canary_rows_different, &r.canary_median_row_change);
+    count(CompareResults(*old_by_canary, *new_by_canary), &r.canary_rows_tested,
+          &r.canary_rows_different, &r.canary_rows_below_p05, &r.canary_median_row_change);
   }
   auto noisy = [](const ResultsFile& f) {
     auto it = f.context.find("run.noisy");
@@ -290,22 +303,28 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
         tested > 0 ? absl::StrFormat(" (%.1f%%)", 100.0 * different / tested) : std::string());
   };
   const int judged = by_canary ? r.canary_rows_tested : r.rows_tested;
+  const int judged_below_p05 = by_canary ? r.canary_rows_below_p05 : r.rows_below_p05;
+  const std::string judged_on =
+      by_canary ? absl::StrCat("each over the canary, `", r.canary_row, "`, repetition by repetition")
+                : std::string("raw times");
+  absl::StrAppend(&t, "| rows the U test calls different at a 5% false discovery rate (",
+                  judged_on, ") | ", by_canary ? of(r.canary_rows_different, r.canary_rows_tested)
+                                               : of(r.rows_different, r.rows_tested),
+                  " | ≤ 5% |\n");
   if (judged > 0) {
-    absl::StrAppend(&t, "| for scale: rows that chance alone (p < 0.05 each) calls different in 1 ",
-                    "pair of identical runs out of 20 | ", ChanceBound(judged), " of ", judged,
-                    " | — |\n");
+    absl::StrAppend(&t, "| for scale: rows with p < 0.05 on their own (", judged_on,
+                    "), as compare.py marks them; chance alone reaches ", ChanceBound(judged),
+                    " of ", judged, " in 1 pair of identical runs out of 20 | ",
+                    of(judged_below_p05, judged), " | — |\n");
   }
   if (by_canary) {
-    absl::StrAppend(&t, "| rows the U test calls different (each over the canary, `", r.canary_row,
-                    "`, repetition by repetition) | ",
-                    of(r.canary_rows_different, r.canary_rows_tested), " | ≤ 5% |\n",
-                    "| median change of the rows' medians (over the canary) | ",
-                    pct(r.canary_median_row_change), " | — |\n");
+    absl::StrAppend(&t, "| median change of the rows' medians (over the canary) | ",
+                    pct(r.canary_median_row_change), " | — |\n",
+                    "| rows the U test calls different at a 5% false discovery rate (raw times) | ",
+                    of(r.rows_different, r.rows_tested),
+                    " | — (the machine's drift moves them all) |\n");
   }
-  absl::StrAppend(&t, "| rows the U test calls different (raw times) | ",
-                  of(r.rows_different, r.rows_tested),
-                  by_canary ? " | — (the machine's drift moves them all) |\n" : " | ≤ 5% |\n",
-                  "| median change of the rows' medians (raw) | ", pct(r.median_row_change),
+  absl::StrAppend(&t, "| median change of the rows' medians (raw) | ", pct(r.median_row_change),
                   " | — |\n", "| either run marked noisy | ", r.noisy ? "yes" : "no", " | — |\n");
   r.table = absl::StrCat(t, "\n",
                          r.meets_targets ? "Reproducible: the two runs agree within the targets."

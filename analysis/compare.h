@@ -1,7 +1,11 @@
 // compare.h: two results files side by side, as Google Benchmark's compare.py
 // does: the change of each benchmark's median as (new - old) / |old|, the
 // Mann-Whitney U test on the repetitions, and the geometric mean of the
-// new/old ratios over all benchmarks in both.
+// new/old ratios over all benchmarks in both. Unlike compare.py, a row is
+// called different when its p-value, adjusted for the number of rows tested
+// (Benjamini-Hochberg, analysis/stats.h), is below 0.05: a 5% false discovery
+// rate over the table, where p < 0.05 row by row calls about one row in
+// twenty of two runs of identical code different.
 //
 // Example:
 //
@@ -13,6 +17,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "analysis/results.h"
@@ -21,12 +26,20 @@
 
 namespace analysis {
 
+// The false discovery rate at which a comparison calls rows different.
+inline constexpr double kFalseDiscoveryRate = 0.05;
+
 struct CompareRow {
   std::string name;
   double old_median_ns, new_median_ns;
   double change;   // (new - old) / |old|
   double p_value;  // NaN without repetitions
   int old_n, new_n;
+  // p_value adjusted for the rows of the comparison tested (those with
+  // kMinRepetitionsForUTest repetitions on both sides; NaN for the others).
+  double q_value = std::nan("");
+  bool Tested() const { return !std::isnan(q_value); }
+  bool Different() const { return q_value < kFalseDiscoveryRate; }
 };
 
 struct Comparison {
@@ -46,8 +59,8 @@ std::string FormatComparison(const Comparison& c, const std::string& normalised_
 // (`spawnlab.canary.row`) of the same round: repetition k of a row over
 // repetition k of the canary, which ran in the same round of an interleaved
 // run, so the drift that moves a whole round cancels. Times become unitless
-// ratios (the canary's own are all 1). FailedPrecondition if the run names no
-// canary or it was not measured.
+// ratios. The canary's own row, 1 in every round, is left out. FailedPrecondition
+// if the run names no canary or it was not measured.
 absl::StatusOr<ResultsFile> NormaliseByCanary(const ResultsFile& f);
 
 // What differs between the two runs' machines (kernel, glibc, CPU, THP,
@@ -75,18 +88,20 @@ std::string FormatRatioComparison(const RatioComparison& c, const spawnlab::Rati
 // How far two runs of the same code agree: the reproducibility table of the
 // README, against its targets (median key-ratio change at most 2%, no key
 // ratio moving more than 10% unless a run is marked noisy, at most 5% of rows
-// called different by the U test). The key ratios are those of the files'
+// called different by the U test at a 5% false discovery rate). The key ratios are those of the files'
 // `spawnlab.ratio_baseline` context (or `by`, if given); a bench without one
 // is judged on its rows alone. Returns the markdown table and a verdict line.
 struct Reproducibility {
   int ratios = 0, ratios_over_10pct = 0;
   double median_ratio_change = std::nan("");  // NaN: no key ratios
-  int rows_tested = 0, rows_different = 0;
+  // rows_different: called different at a 5% false discovery rate;
+  // rows_below_p05: with p < 0.05 each, as compare.py marks them (for scale).
+  int rows_tested = 0, rows_different = 0, rows_below_p05 = 0;
   double median_row_change = std::nan("");
   // The same U test on each row over its run's canary (repetition k over the
   // canary's k: the same round, where the bench runs in rounds); -1 where a
   // run has no measured canary. Judged instead of the raw times when present.
-  int canary_rows_tested = -1, canary_rows_different = -1;
+  int canary_rows_tested = -1, canary_rows_different = -1, canary_rows_below_p05 = -1;
   double canary_median_row_change = std::nan("");
   std::string canary_row;
   bool noisy = false;  // either run marked noisy

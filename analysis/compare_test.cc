@@ -35,7 +35,8 @@ TEST(Compare, PairsByNameWithChangeAndUTest) {
   EXPECT_GT(c.only_new.size(), 10u);
   std::string text = FormatComparison(c);
   EXPECT_THAT(text, HasSubstr("+7.69%"));
-  EXPECT_THAT(text, HasSubstr("(significant)"));
+  EXPECT_THAT(text, HasSubstr("(different)"));  // q: p adjusted over the 2 rows tested
+  EXPECT_THAT(text, HasSubstr("2 of 2 benchmarks with enough repetitions differ at a 5% false"));
   EXPECT_THAT(text, HasSubstr("Geometric mean"));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("fewer than 9")));
 }
@@ -124,7 +125,8 @@ TEST(SelfCheck, OverTheCanaryDriftIsNoDifference) {
   EXPECT_TRUE(r.meets_targets) << r.table;
   EXPECT_THAT(r.table, HasSubstr("each over the canary"));
   // One row judged: chance alone calls it different 1 time in 20, so the bound is 1 of 1.
-  EXPECT_THAT(r.table, HasSubstr("1 pair of identical runs out of 20 | 1 of 1 |"));
+  EXPECT_THAT(r.table, HasSubstr("chance alone reaches 1 of 1 in 1 pair of identical runs out of "
+                                 "20 | 0 of 1 (0.0%) |"));
   // A change in the code still shows over the canary.
   Reproducibility changed = Check(a, [] {
     nlohmann::json d = TwoRows(1.2, 1.3);
@@ -157,6 +159,40 @@ TEST(SelfCheck, EveryDeclaredBaselineCounts) {
   EXPECT_EQ(r.ratios_over_10pct, 1);  // fork, 30% slower in the second run
   EXPECT_FALSE(r.meets_targets);
   EXPECT_THAT(r.table, HasSubstr("(over method:vfork, over p:a,"));
+}
+
+// Twenty rows, identical in both runs but for the first, shifted in the new
+// run by `shift` (on samples 1.0 to 1.8: 0.35 gives p = 0.027, 5 gives p <
+// 0.001), and the second by `shift2`.
+nlohmann::json TwentyRows(double shift, double shift2) {
+  nlohmann::json doc = {{"benchmarks", nlohmann::json::array()}};
+  for (int row = 0; row < 20; ++row) {
+    for (int k = 0; k < 9; ++k) {
+      const double add = row == 0 ? shift : row == 1 ? shift2 : 0;
+      doc["benchmarks"].push_back(
+          Rep(absl::StrCat("s/method:vfork/p:", row), k, (row + 1) * (1 + 0.1 * k) + add));
+    }
+  }
+  return doc;
+}
+
+// One row of twenty with p < 0.05 is what chance gives two runs of identical
+// code: it is counted for scale, not called different.
+TEST(SelfCheck, OneChanceRowOfTwentyIsNotCalledDifferent) {
+  Reproducibility r = Check(TwentyRows(0, 0), TwentyRows(0.35, 0));
+  EXPECT_EQ(r.rows_tested, 20);
+  EXPECT_EQ(r.rows_below_p05, 1);
+  EXPECT_EQ(r.rows_different, 0);
+  EXPECT_TRUE(r.meets_targets) << r.table;
+  EXPECT_THAT(r.table, HasSubstr("as compare.py marks them; chance alone reaches 4 of 20 in 1 pair "
+                                 "of identical runs out of 20 | 1 of 20 (5.0%) |"));
+  // A row that moved clearly is called different: 1 of 20 is within 5%, 2 are not.
+  r = Check(TwentyRows(0, 0), TwentyRows(5, 0));
+  EXPECT_EQ(r.rows_different, 1);
+  EXPECT_TRUE(r.meets_targets) << r.table;
+  r = Check(TwentyRows(0, 0), TwentyRows(5, 5));
+  EXPECT_EQ(r.rows_different, 2);
+  EXPECT_FALSE(r.meets_targets) << r.table;
 }
 
 TEST(SelfCheck, DriftMovesRowsButNotRatios) {
@@ -212,14 +248,15 @@ TEST(Compare, ByCanaryTheDriftOfTheWholeMachineCancels) {
   absl::StatusOr<ResultsFile> n = NormaliseByCanary(*newer);
   ASSERT_TRUE(o.ok() && n.ok()) << o.status() << n.status();
   Comparison normal = CompareResults(*o, *n);
-  ASSERT_EQ(normal.rows.size(), 2u);
-  EXPECT_NEAR(normal.rows[1].old_median_ns, 3.0, 1e-9);  // a over the canary, each round
-  EXPECT_NEAR(normal.rows[1].change, 0, 1e-9);
-  EXPECT_GT(normal.rows[1].p_value, 0.05);
+  ASSERT_EQ(normal.rows.size(), 1u);  // the canary over itself is no row
+  EXPECT_EQ(normal.rows[0].name, "x/op:a");
+  EXPECT_NEAR(normal.rows[0].old_median_ns, 3.0, 1e-9);  // a over the canary, each round
+  EXPECT_NEAR(normal.rows[0].change, 0, 1e-9);
+  EXPECT_GT(normal.rows[0].p_value, 0.05);
   const std::string text = FormatComparison(normal, "x/op:canary");
   EXPECT_THAT(text, HasSubstr("| old (x canary) | new (x canary) |"));
   EXPECT_THAT(text, HasSubstr("| `x/op:a` | 3 | 3 | +0.00% |"));
-  EXPECT_THAT(text, HasSubstr("0 of 2 benchmarks with enough repetitions differ"));
+  EXPECT_THAT(text, HasSubstr("0 of 1 benchmarks with enough repetitions differ"));
   EXPECT_THAT(text, HasSubstr("over the canary `x/op:canary`"));
 }
 

@@ -278,7 +278,7 @@ TEST(Report, ARerunRightAfterShowsHowFarTwoRunsAgree) {
   EXPECT_THAT(out["x.md"], HasSubstr("0 of 1 (0.0%) | ≤ 5% |"));  // fork over the canary
   EXPECT_THAT(out["README.md"], HasSubstr("## Reproducibility"));
   EXPECT_THAT(out["README.md"],
-              HasSubstr("| [x](x.md) | k | 0.0% | 0 of 1 | 0 of 1 | 2 of 2 | no | yes |"));
+              HasSubstr("| [x](x.md) | k | 0.0% | 0 of 1 | 0 of 1 | 0 of 1 | 2 of 2 | no | yes |"));
   EXPECT_EQ(out["README.md"].find("x.rerun"), std::string::npos) << "a rerun listed as a run";
 
   set.reruns = {

@@ -129,6 +129,22 @@ double MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b) 
   return std::erfc(z / std::sqrt(2.0));  // two-sided
 }
 
+std::vector<double> BenjaminiHochberg(const std::vector<double>& p) {
+  std::vector<double> q(p.size(), kNaN);
+  std::vector<size_t> order;  // the tests, smallest p first
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (!std::isnan(p[i])) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p[a] < p[b]; });
+  const double m = static_cast<double>(order.size());
+  double least = 1.0;  // the running minimum from the largest p down
+  for (size_t k = order.size(); k-- > 0;) {
+    least = std::min(least, p[order[k]] * m / static_cast<double>(k + 1));
+    q[order[k]] = least;
+  }
+  return q;
+}
+
 Interval ShiftInterval(const std::vector<double>& a, const std::vector<double>& b,
                        double confidence) {
   if (a.empty() || b.empty()) return {kNaN, kNaN, kNaN};

@@ -5,6 +5,12 @@
 // the exact distribution of U when a sample has fewer than 8 values and none
 // are tied, else the normal approximation with tie and continuity corrections.
 //
+// BenjaminiHochberg adjusts the p-values of a family of tests, one a row, for
+// their number: a row whose adjusted value (q) is below 0.05 is called
+// different at a 5% false discovery rate. Comparing 242 rows at p < 0.05 each
+// calls about 12 different between two runs of identical code; the adjusted
+// call, none in 19 pairs of 20 (Benjamini and Hochberg, 1995).
+//
 // RatioInterval and ShiftInterval give the size of a difference with its
 // uncertainty: the Hodges-Lehmann estimate (the median of all pairwise
 // differences, on logs for a ratio) and the distribution-free confidence
@@ -14,6 +20,7 @@
 //
 //   double p = analysis::MannWhitneyU(old_samples, new_samples);
 //   bool real = p < 0.05 && old_samples.size() >= 9 && new_samples.size() >= 9;
+//   std::vector<double> q = analysis::BenjaminiHochberg({p, p_row2, p_row3});
 //   analysis::Interval r = analysis::RatioInterval(new_samples, old_samples);
 //   // r.estimate 1.04, r.low 1.01, r.high 1.07: 4% slower, 1% to 7% at 95%
 
@@ -34,6 +41,11 @@ double GeometricMean(const std::vector<double>& v);  // of positive values
 // Two-sided p-value that `a` and `b` come from the same distribution; NaN if
 // either is empty. 1 when every value is tied.
 double MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b);
+
+// The Benjamini-Hochberg adjusted p-values, in the order given: for the k-th
+// smallest of m p-values, the least over j >= k of p_(j) * m / j, at most 1.
+// A NaN is no test: it stays NaN and does not count in m.
+std::vector<double> BenjaminiHochberg(const std::vector<double>& p);
 
 // An estimate and its confidence interval. A sample too small for the
 // confidence asked has low = -inf (0 for a ratio) and high = +inf; every field

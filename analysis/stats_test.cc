@@ -57,6 +57,42 @@ TEST(Stats, MannWhitneySmallSamplesAreExact) {
 // Hodges-Lehmann and the Moses interval, worked out by enumerating the 49
 // differences: for 7 against 7 at 95% the interval runs from the 9th smallest
 // to the 9th largest (P(U <= 8) = 0.0265 > 0.025 >= P(U <= 7)).
+TEST(Stats, BenjaminiHochbergAdjustsForTheNumberOfTests) {
+  // m = 4 (the NaN is no test). Sorted: 0.005 0.01 0.03 0.04, times m / rank:
+  // 0.02 0.02 0.04 0.04, already non-decreasing.
+  std::vector<double> q = BenjaminiHochberg({0.01, 0.04, 0.03, 0.005, std::nan("")});
+  ASSERT_EQ(q.size(), 5u);
+  EXPECT_NEAR(q[0], 0.02, 1e-12);
+  EXPECT_NEAR(q[1], 0.04, 1e-12);
+  EXPECT_NEAR(q[2], 0.04, 1e-12);
+  EXPECT_NEAR(q[3], 0.02, 1e-12);
+  EXPECT_TRUE(std::isnan(q[4]));
+}
+
+TEST(Stats, BenjaminiHochbergTakesTheLeastFromAbove) {
+  // 0.04 * 3 / 1 = 0.12 and 0.045 * 3 / 2 = 0.0675 give way to 0.046 * 3 / 3.
+  std::vector<double> q = BenjaminiHochberg({0.045, 0.04, 0.046});
+  for (double x : q) EXPECT_NEAR(x, 0.046, 1e-12);
+  // Never above 1: 0.8 * 2 / 1 = 1.6 gives way to 0.9.
+  q = BenjaminiHochberg({0.9, 0.8});
+  EXPECT_NEAR(q[0], 0.9, 1e-12);
+  EXPECT_NEAR(q[1], 0.9, 1e-12);
+  EXPECT_TRUE(BenjaminiHochberg({}).empty());
+}
+
+TEST(Stats, BenjaminiHochbergDoesNotCallOneChanceRowOfTwenty) {
+  // One row of 20 at p = 0.03, the others spread above 0.05: a row chance
+  // alone gives. Alone it passes p < 0.05; over the 20 it is 0.6.
+  std::vector<double> p = {0.03};
+  for (int i = 1; i < 20; ++i) p.push_back(0.05 + 0.05 * i);
+  std::vector<double> q = BenjaminiHochberg(p);
+  EXPECT_NEAR(q[0], 0.6, 1e-12);
+  for (double x : q) EXPECT_GE(x, 0.05);
+  // A real difference (p = 0.0001) among them is still called.
+  p[1] = 0.0001;
+  EXPECT_LT(BenjaminiHochberg(p)[1], 0.05);
+}
+
 TEST(Stats, ShiftIntervalIsHodgesLehmannWithMosesBounds) {
   const std::vector<double> a = {10.0, 10.5, 11.2, 11.9, 12.4, 13.1, 13.3};
   const std::vector<double> b = {9.0, 9.8, 10.1, 10.7, 11.0, 11.6, 12.2};
