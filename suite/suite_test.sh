@@ -43,7 +43,7 @@ grep -Eq "^\[suite\] syscalls: the machine (is quiet|is not quiet|is still not q
 before=$(find "$ws/results" -type f | sort)
 "$suite" --self_check --quick --only=syscalls > "$TEST_TMPDIR/self.txt" 2>&1 || true
 grep -q "syscalls: how far two runs agree" "$TEST_TMPDIR/self.txt" || { cat "$TEST_TMPDIR/self.txt"; exit 1; }
-grep -q "| rows the U test calls different (raw times) |" "$TEST_TMPDIR/self.txt" || { cat "$TEST_TMPDIR/self.txt"; exit 1; }
+grep -q "| rows the U test calls different at a 5% false discovery rate (raw times) |" "$TEST_TMPDIR/self.txt" || { cat "$TEST_TMPDIR/self.txt"; exit 1; }
 grep -q "^self-check runs: /tmp/spawnlab-self-check-" "$TEST_TMPDIR/self.txt" || { cat "$TEST_TMPDIR/self.txt"; exit 1; }
 [ "$(find "$ws/results" -type f | sort)" = "$before" ] || { echo "--self_check wrote into results/" >&2; exit 1; }
 rm -rf "$(sed -n 's/^self-check runs: \(.*\)\/$/\1/p' "$TEST_TMPDIR/self.txt")"
