@@ -243,8 +243,6 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
     for (const RatioChange& change : rc.rows) ratio_changes.push_back(std::fabs(change.change));
   }
   if (!ratio_changes.empty()) r.median_ratio_change = spawnlab::Median(ratio_changes);
-  // The U test on every row in both runs (but `skip`): how many it could
-  // test, how many it calls different, and the median change.
   // The U test on every row in both runs: how many it could test, how many
   // it calls different (q < 0.05 over those), how many have p < 0.05 alone,
   // and the median change.
