@@ -145,14 +145,12 @@ std::vector<double> BenjaminiHochberg(const std::vector<double>& p) {
   return q;
 }
 
-Interval ShiftInterval(const std::vector<double>& a, const std::vector<double>& b,
-                       double confidence) {
-  if (a.empty() || b.empty()) return {kNaN, kNaN, kNaN};
-  std::vector<double> d;
-  d.reserve(a.size() * b.size());
-  for (double x : a) {
-    for (double y : b) d.push_back(x - y);
-  }
+namespace {
+
+// The Hodges-Lehmann estimate (the median of the m * n pairwise differences
+// `d`) and the Moses interval that inverts the U test on them.
+Interval FromPairwiseDifferences(std::vector<double> d, size_t m_size, size_t n_size,
+                                 double confidence) {
   std::sort(d.begin(), d.end());
   const size_t mn = d.size();
   Interval out{Median(d), -kInf, kInf};
@@ -160,11 +158,11 @@ Interval ShiftInterval(const std::vector<double>& a, const std::vector<double>& 
   // runs from the (k+1)-th smallest difference to the (k+1)-th largest.
   const double tail = (1 - confidence) / 2;
   long k = -1;
-  if (std::max(a.size(), b.size()) <= kExactUpTo) {
-    const std::vector<double> cdf = ExactCdf(a.size(), b.size());
+  if (std::max(m_size, n_size) <= kExactUpTo) {
+    const std::vector<double> cdf = ExactCdf(m_size, n_size);
     while (k + 1 < static_cast<long>(mn) && cdf[static_cast<size_t>(k + 1)] <= tail) ++k;
   } else {
-    const double m = static_cast<double>(a.size()), n = static_cast<double>(b.size());
+    const double m = static_cast<double>(m_size), n = static_cast<double>(n_size);
     k = static_cast<long>(
         std::floor(m * n / 2 - 0.5 + NormalQuantile(tail) * std::sqrt(m * n * (m + n + 1) / 12)));
   }
@@ -175,19 +173,37 @@ Interval ShiftInterval(const std::vector<double>& a, const std::vector<double>& 
   return out;
 }
 
+}  // namespace
+
+Interval ShiftInterval(const std::vector<double>& a, const std::vector<double>& b,
+                       double confidence) {
+  if (a.empty() || b.empty()) return {kNaN, kNaN, kNaN};
+  std::vector<double> d;
+  d.reserve(a.size() * b.size());
+  for (double x : a) {
+    for (double y : b) d.push_back(x - y);
+  }
+  return FromPairwiseDifferences(std::move(d), a.size(), b.size(), confidence);
+}
+
 Interval RatioInterval(const std::vector<double>& a, const std::vector<double>& b,
                        double confidence) {
   if (a.empty() || b.empty()) return {kNaN, kNaN, kNaN};
-  std::vector<double> la, lb;
-  for (double x : a) la.push_back(x > 0 ? std::log(x) : kNaN);
-  for (double x : b) lb.push_back(x > 0 ? std::log(x) : kNaN);
-  for (double x : la) {
-    if (std::isnan(x)) return {kNaN, kNaN, kNaN};
+  for (const std::vector<double>* v : {&a, &b}) {
+    for (double x : *v) {
+      if (!(x >= 0)) return {kNaN, kNaN, kNaN};  // negative or NaN: no ratio
+    }
   }
-  for (double x : lb) {
-    if (std::isnan(x)) return {kNaN, kNaN, kNaN};
+  // The differences of logs. A zero (an idle worker's count, a spread of 0)
+  // has log -inf: against a positive value its ratio is 0 or +inf, which
+  // sorts as it should; against another zero it is a tie, ratio 1, as the
+  // U test counts it.
+  std::vector<double> d;
+  d.reserve(a.size() * b.size());
+  for (double x : a) {
+    for (double y : b) d.push_back(x == y ? 0.0 : std::log(x) - std::log(y));
   }
-  const Interval l = ShiftInterval(la, lb, confidence);
+  const Interval l = FromPairwiseDifferences(std::move(d), a.size(), b.size(), confidence);
   return {std::exp(l.estimate), std::exp(l.low), std::exp(l.high)};
 }
 

@@ -59,7 +59,9 @@ struct Interval {
 // The shift a - b (Hodges-Lehmann) and its interval.
 Interval ShiftInterval(const std::vector<double>& a, const std::vector<double>& b,
                        double confidence = 0.95);
-// The ratio a / b of positive samples: ShiftInterval on logs, exponentiated.
+// The ratio a / b of non-negative samples: ShiftInterval on logs,
+// exponentiated. A zero against a positive value is a ratio of 0 (or
+// +inf), against a zero a tie (1); a negative sample makes every field NaN.
 Interval RatioInterval(const std::vector<double>& a, const std::vector<double>& b,
                        double confidence = 0.95);
 

@@ -139,6 +139,27 @@ TEST(Stats, RatioIntervalIsTheShiftOfLogs) {
   EXPECT_TRUE(std::isnan(RatioInterval({1, -1}, {1, 2}).estimate));
 }
 
+// A count of 0 (a perfectly even spread, an idle worker) is no reason to give
+// up the interval: only the order of the pairwise ratios counts, and 0 sorts
+// below every positive ratio, as a value just above 0 would.
+TEST(Stats, RatioIntervalTakesZeros) {
+  const std::vector<double> b = {5, 6, 7, 8, 9, 10, 11, 12, 13};
+  const Interval r = RatioInterval({0, 12, 14, 16, 18, 20, 22, 24, 26}, b);
+  const Interval near = RatioInterval({1e-9, 12, 14, 16, 18, 20, 22, 24, 26}, b);
+  ASSERT_FALSE(std::isnan(r.estimate));
+  EXPECT_DOUBLE_EQ(r.estimate, near.estimate);  // the 41st of 81 ratios; 0's 9 are the least
+  EXPECT_DOUBLE_EQ(r.low, near.low);
+  EXPECT_DOUBLE_EQ(r.high, near.high);
+  // Zero against zero is a tie, a ratio of 1; zero against positive values, 0.
+  const Interval ties = RatioInterval({0, 0, 0, 0, 0}, {0, 0, 0, 0, 0});
+  EXPECT_DOUBLE_EQ(ties.estimate, 1);
+  EXPECT_DOUBLE_EQ(ties.low, 1);
+  EXPECT_DOUBLE_EQ(ties.high, 1);
+  const Interval none = RatioInterval({0, 0, 0, 0, 0}, {1, 2, 3, 4, 5});
+  EXPECT_DOUBLE_EQ(none.estimate, 0);
+  EXPECT_DOUBLE_EQ(none.high, 0);
+}
+
 TEST(Stats, MannWhitneyTiesAndEdges) {
   EXPECT_DOUBLE_EQ(MannWhitneyU({5, 5, 5}, {5, 5, 5}), 1.0);
   EXPECT_TRUE(std::isnan(MannWhitneyU({}, {1})));
