@@ -88,9 +88,10 @@ std::string FormatRatioComparison(const RatioComparison& c, const spawnlab::Rati
 // How far two runs of the same code agree: the reproducibility table of the
 // README, against its targets (median key-ratio change at most 2%, no key
 // ratio moving more than 10% unless a run is marked noisy, at most 5% of rows
-// called different by the U test at a 5% false discovery rate). The key ratios are those of the files'
-// `spawnlab.ratio_baseline` context (or `by`, if given); a bench without one
-// is judged on its rows alone. Returns the markdown table and a verdict line.
+// called different by the U test at a 5% false discovery rate). The key
+// ratios are those of the files' `spawnlab.ratio_baseline` context (or `by`,
+// if given); a bench without one is judged on its rows alone. Returns the
+// markdown table and a verdict line.
 struct Reproducibility {
   int ratios = 0, ratios_over_10pct = 0;
   double median_ratio_change = std::nan("");  // NaN: no key ratios
