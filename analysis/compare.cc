@@ -87,6 +87,56 @@ absl::StatusOr<ResultsFile> NormaliseByCanary(const ResultsFile& f) {
   return out;
 }
 
+namespace {
+
+// What the U test made of a comparison's rows.
+struct Calls {
+  int tested = 0;      // with kMinRepetitionsForUTest repetitions a side
+  int different = 0;   // q < kFalseDiscoveryRate
+  int below_p05 = 0;   // p < 0.05 on its own, as compare.py marks a row
+  int few = 0;         // too few repetitions on a side to be tested
+  // Tested rows that could not be called different on their own even wholly
+  // apart: their smallest possible p times the rows tested is at least the
+  // false discovery rate.
+  int out_of_reach = 0;
+  int fewest_repetitions = 0;  // on a side, over the tested rows
+  double median_abs_change = std::nan("");
+};
+
+Calls CountCalls(const Comparison& c) {
+  Calls calls;
+  std::vector<double> changes;
+  for (const CompareRow& row : c.rows) {
+    changes.push_back(std::fabs(row.change));
+    calls.few += row.old_n < kMinRepetitionsForUTest || row.new_n < kMinRepetitionsForUTest;
+    if (!row.Tested()) continue;
+    ++calls.tested;
+    calls.different += row.Different();
+    calls.below_p05 += row.p_value < 0.05;
+    const int fewest = std::min(row.old_n, row.new_n);
+    if (calls.fewest_repetitions == 0 || fewest < calls.fewest_repetitions) {
+      calls.fewest_repetitions = fewest;
+    }
+  }
+  for (const CompareRow& row : c.rows) {
+    if (!row.Tested()) continue;
+    const double floor = SmallestPValue(row.old_n, row.new_n);
+    calls.out_of_reach += floor * calls.tested >= kFalseDiscoveryRate;
+  }
+  if (!changes.empty()) calls.median_abs_change = spawnlab::Median(changes);
+  return calls;
+}
+
+// The repetitions a side from which a lone row among `tested` can reach
+// q < kFalseDiscoveryRate.
+int RepetitionsToReach(int tested) {
+  int n = kMinRepetitionsForUTest;
+  while (n < 1000 && SmallestPValue(n, n) * tested >= kFalseDiscoveryRate) ++n;
+  return n;
+}
+
+}  // namespace
+
 std::string FormatComparison(const Comparison& c, const std::string& normalised_by) {
   const bool ratio = !normalised_by.empty();
   auto figure = [&](double v) { return ratio ? absl::StrFormat("%.4g", v) : FormatNanos(v); };
@@ -94,13 +144,9 @@ std::string FormatComparison(const Comparison& c, const std::string& normalised_
       "| benchmark | old", ratio ? " (x canary)" : "", " | new", ratio ? " (x canary)" : "",
       " | change | U test p | q (over the table) | reps (old/new) |\n",
       "|---|---:|---:|---:|---:|---:|---|\n");
-  int weak = 0, tested = 0, differ = 0, below_p05 = 0;
+  const Calls calls = CountCalls(c);
   for (const CompareRow& r : c.rows) {
     const bool few = r.old_n < kMinRepetitionsForUTest || r.new_n < kMinRepetitionsForUTest;
-    weak += few;
-    tested += r.Tested();
-    differ += r.Different();
-    below_p05 += r.Tested() && r.p_value < 0.05;
     absl::StrAppend(&out, "| `", r.name, "` | ", figure(r.old_median_ns), " | ",
                     figure(r.new_median_ns), " | ", absl::StrFormat("%+.2f%%", r.change * 100),
                     " | ", FormatPValue(r.p_value), " | ",
@@ -109,11 +155,11 @@ std::string FormatComparison(const Comparison& c, const std::string& normalised_
                     few ? " (fewer than 9)" : "", " |\n");
   }
   absl::StrAppend(
-      &out, "\n", differ, " of ", tested,
+      &out, "\n", calls.different, " of ", calls.tested,
       " benchmarks with enough repetitions differ at a 5% false discovery rate (U test, its p "
       "adjusted for the ",
-      tested, " tested: q < 0.05); with p < 0.05 on its own, as compare.py would mark it, ",
-      below_p05, " (chance alone gives about 1 row in 20 of two runs of identical code); ",
+      calls.tested, " tested: q < 0.05); with p < 0.05 on its own, as compare.py would mark it, ",
+      calls.below_p05, " (chance alone gives about 1 row in 20 of two runs of identical code); ",
       ratio ? absl::StrCat("on each row's time over the canary `", normalised_by,
                            "` of the same round, which the drift of the machine cancels in "
                            "(the raw times: without --canary).\n")
@@ -125,11 +171,22 @@ std::string FormatComparison(const Comparison& c, const std::string& normalised_
                                               : absl::StrFormat("%.4f (%+.2f%%)", c.geomean_ratio,
                                                                 (c.geomean_ratio - 1) * 100),
                   " over ", c.rows.size(), " benchmarks.\n");
-  if (weak > 0) {
-    absl::StrAppend(&out, "\nwarning: ", weak, " benchmark(s) have fewer than ",
+  if (calls.few > 0) {
+    absl::StrAppend(&out, "\nwarning: ", calls.few, " benchmark(s) have fewer than ",
                     kMinRepetitionsForUTest,
                     " repetitions on a side: the U test cannot be trusted for them "
                     "(run with --benchmark_repetitions=9 or more).\n");
+  }
+  if (calls.out_of_reach > 0) {
+    absl::StrAppend(
+        &out, "\nwarning: ", calls.out_of_reach, " of the ", calls.tested,
+        " benchmarks tested could not be called different on their own however far apart: "
+        "with ",
+        calls.fewest_repetitions, " repetitions a side the U test's smallest p is ",
+        FormatPValue(SmallestPValue(calls.fewest_repetitions, calls.fewest_repetitions)),
+        ", and adjusted over ", calls.tested,
+        " rows that is q >= 0.05. A change confined to one row needs --benchmark_repetitions=",
+        RepetitionsToReach(calls.tested), " or more (or fewer rows: --benchmark_filter).\n");
   }
   if (!c.only_old.empty() || !c.only_new.empty()) {
     absl::StrAppend(&out, "\n", c.only_old.size(), " benchmark(s) only in the old file, ",
@@ -248,15 +305,11 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
   // and the median change.
   auto count = [](const Comparison& c, int* tested, int* different, int* below_p05,
                   double* median_change) {
-    *tested = *different = *below_p05 = 0;
-    std::vector<double> changes;
-    for (const CompareRow& row : c.rows) {
-      changes.push_back(std::fabs(row.change));
-      *tested += row.Tested();
-      *different += row.Different();
-      *below_p05 += row.Tested() && row.p_value < 0.05;
-    }
-    if (!changes.empty()) *median_change = spawnlab::Median(changes);
+    const Calls calls = CountCalls(c);
+    *tested = calls.tested;
+    *different = calls.different;
+    *below_p05 = calls.below_p05;
+    *median_change = calls.median_abs_change;
   };
   count(CompareResults(old_file, new_file), &r.rows_tested, &r.rows_different,
         &r.rows_below_p05, &r.median_row_change);

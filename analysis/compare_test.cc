@@ -1,5 +1,6 @@
 // compare_test.cc: compare pairs benchmarks by name, computes the change and
-// the U test, warns below 9 repetitions, and summarises with a geometric mean.
+// the U test, warns below 9 repetitions or when the table is too large for a
+// lone row to be called different, and summarises with a geometric mean.
 
 #include "analysis/compare.h"
 
@@ -53,6 +54,24 @@ TEST(Compare, WarnsBelowNineRepetitions) {
   }
   EXPECT_DOUBLE_EQ(c.geomean_ratio, 1.0);
   EXPECT_THAT(FormatComparison(c), HasSubstr("fewer than 9 repetitions"));
+}
+
+TEST(Compare, WarnsWhenTheTableIsTooLargeForALoneRowToShow) {
+  // 9 repetitions a side: the smallest p is about 0.0004, times 130 rows
+  // tested is above 0.05, so no single row could be called different.
+  Comparison c;
+  c.geomean_ratio = 1;
+  for (int i = 0; i < 130; ++i) {
+    CompareRow row{absl::StrCat("x/row:", i), 100, 100, 0, 0.5, 9, 9};
+    row.q_value = 0.9;
+    c.rows.push_back(row);
+  }
+  const std::string text = FormatComparison(c);
+  EXPECT_THAT(text, HasSubstr("130 of the 130 benchmarks tested could not be called different "
+                              "on their own"));
+  EXPECT_THAT(text, HasSubstr("--benchmark_repetitions=10 or more"));
+  c.rows.resize(121);  // 121 rows: a lone row wholly apart still reaches q < 0.05
+  EXPECT_THAT(FormatComparison(c), ::testing::Not(HasSubstr("could not be called different")));
 }
 
 nlohmann::json Rep(const std::string& name, int k, double t) {

@@ -129,6 +129,13 @@ double MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b) 
   return std::erfc(z / std::sqrt(2.0));  // two-sided
 }
 
+double SmallestPValue(size_t n1, size_t n2) {
+  std::vector<double> a(n1), b(n2);
+  for (size_t i = 0; i < n1; ++i) a[i] = static_cast<double>(i);
+  for (size_t i = 0; i < n2; ++i) b[i] = static_cast<double>(n1 + i);
+  return MannWhitneyU(a, b);
+}
+
 std::vector<double> BenjaminiHochberg(const std::vector<double>& p) {
   std::vector<double> q(p.size(), kNaN);
   std::vector<size_t> order;  // the tests, smallest p first

@@ -69,6 +69,21 @@ TEST(Stats, BenjaminiHochbergAdjustsForTheNumberOfTests) {
   EXPECT_TRUE(std::isnan(q[4]));
 }
 
+TEST(Stats, SmallestPValueIsThatOfTwoSeparatedSamples) {
+  // Exact below 8 a side: 3 against 3 wholly apart is 1 ordering of C(6, 3)
+  // = 20 on each side, p = 2 / 20.
+  EXPECT_NEAR(SmallestPValue(3, 3), 0.1, 1e-12);
+  // 9 a side goes by the normal approximation: z = (40.5 - 0.5) / sqrt(128.25).
+  const double p9 = SmallestPValue(9, 9);
+  EXPECT_NEAR(p9, std::erfc(40 / std::sqrt(128.25) / std::sqrt(2.0)), 1e-12);
+  // The README's figure: a lone row can be called different among 121 rows
+  // tested with 9 repetitions a side, not among 122.
+  EXPECT_LT(p9 * 121, 0.05);
+  EXPECT_GE(p9 * 122, 0.05);
+  EXPECT_LT(SmallestPValue(10, 10), p9);
+  EXPECT_TRUE(std::isnan(SmallestPValue(0, 9)));
+}
+
 TEST(Stats, BenjaminiHochbergTakesTheLeastFromAbove) {
   // 0.04 * 3 / 1 = 0.12 and 0.045 * 3 / 2 = 0.0675 give way to 0.046 * 3 / 3.
   std::vector<double> q = BenjaminiHochberg({0.045, 0.04, 0.046});
