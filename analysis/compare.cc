@@ -91,10 +91,10 @@ namespace {
 
 // What the U test made of a comparison's rows.
 struct Calls {
-  int tested = 0;      // with kMinRepetitionsForUTest repetitions a side
-  int different = 0;   // q < kFalseDiscoveryRate
-  int below_p05 = 0;   // p < 0.05 on its own, as compare.py marks a row
-  int few = 0;         // too few repetitions on a side to be tested
+  int tested = 0;     // with kMinRepetitionsForUTest repetitions a side
+  int different = 0;  // q < kFalseDiscoveryRate
+  int below_p05 = 0;  // p < 0.05 on its own, as compare.py marks a row
+  int few = 0;        // too few repetitions on a side to be tested
   // Tested rows that could not be called different on their own even wholly
   // apart: their smallest possible p times the rows tested is at least the
   // false discovery rate.
@@ -204,7 +204,8 @@ std::string ContextDifferences(const ResultsFile& old_file, const ResultsFile& n
     const bool machine = absl::StartsWith(key, "kernel.") || absl::StartsWith(key, "cpu.") ||
                          absl::StartsWith(key, "thp.") || absl::StartsWith(key, "mitigation.") ||
                          key == "glibc" || key == "compiler" || key == "virtualization" ||
-                         key == "aslr" || key == "host.id" || key == "sanitizer";
+                         key == "aslr" || key == "host.id" || key == "sanitizer" ||
+                         key == "damon";
     if (!machine) continue;
     auto it = new_file.context.find(key);
     const std::string new_value = it == new_file.context.end() ? "—" : it->second;

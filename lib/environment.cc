@@ -230,6 +230,43 @@ std::string DebianPackageVersion(absl::string_view package) {
   return "";
 }
 
+std::string DamonState(const std::string& sys_root) {
+  auto numbered = [](const std::string& dir) {
+    std::vector<std::string> names;
+    for (const std::string& n : ListDir(dir)) {
+      if (!n.empty() && std::all_of(n.begin(), n.end(), absl::ascii_isdigit)) names.push_back(n);
+    }
+    return names;
+  };
+  std::vector<std::string> parts;
+  const std::string kdamonds = absl::StrCat(sys_root, "/kernel/mm/damon/admin/kdamonds");
+  const bool admin = access(kdamonds.c_str(), R_OK) == 0;
+  for (const std::string& k : numbered(kdamonds)) {
+    const std::string dir = absl::StrCat(kdamonds, "/", k);
+    if (ReadTrimmed(dir + "/state", "") != "on") continue;
+    std::string part = absl::StrCat("kdamond ", k, ":");
+    for (const std::string& c : numbered(dir + "/contexts")) {
+      const std::string ctx = absl::StrCat(dir, "/contexts/", c);
+      std::vector<std::string> actions;
+      for (const std::string& sc : numbered(ctx + "/schemes")) {
+        actions.push_back(ReadTrimmed(absl::StrCat(ctx, "/schemes/", sc, "/action")));
+      }
+      absl::StrAppend(&part, " ", ReadTrimmed(ctx + "/operations"),
+                      actions.empty() ? "" : ", schemes: ", absl::StrJoin(actions, ", "));
+    }
+    parts.push_back(part);
+  }
+  bool modules = false;
+  for (const char* m : {"damon_reclaim", "damon_lru_sort", "damon_stat"}) {
+    const std::string enabled =
+        ReadTrimmed(absl::StrCat(sys_root, "/module/", m, "/parameters/enabled"), "");
+    modules = modules || !enabled.empty();
+    if (enabled == "Y") parts.push_back(absl::StrCat(m, " enabled"));
+  }
+  if (!parts.empty()) return absl::StrJoin(parts, "; ");
+  return admin || modules ? "none" : "unknown: no DAMON interface in sysfs";
+}
+
 std::map<std::string, std::string> CollectEnvironment() {
   std::map<std::string, std::string> env;
   struct utsname u;
@@ -258,6 +295,7 @@ std::map<std::string, std::string> CollectEnvironment() {
   env["thp.enabled"] = BracketedChoice("/sys/kernel/mm/transparent_hugepage/enabled");
   env["thp.defrag"] = BracketedChoice("/sys/kernel/mm/transparent_hugepage/defrag");
   env["aslr"] = ReadTrimmed("/proc/sys/kernel/randomize_va_space");
+  env["damon"] = DamonState();
   env["glibc"] = gnu_get_libc_version();
   env["compiler"] = Compiler();
   env["sanitizer"] = Sanitizer();

@@ -2,8 +2,8 @@
 //
 // Numbers from one machine mean little without it: the kernel, the CPU, whether
 // this is a VM, the speculative-execution mitigations in force, transparent huge
-// pages, ASLR, the governor, glibc, the compiler, the library versions, the git
-// revision and the CPU the bench was pinned to. Every bench writes it into the
+// pages, ASLR, DAMON, the governor, glibc, the compiler, the library versions,
+// the git revision and the CPU the bench was pinned to. Every bench writes it into the
 // `context` block of its Google Benchmark JSON (see bench.h).
 //
 // Example:
@@ -54,6 +54,15 @@ std::string GitRevision(absl::string_view workspace_dir);
 std::string GitTreeState(absl::string_view workspace_dir);
 // The same, from `git status --porcelain` output (for tests).
 std::string GitTreeStateFrom(absl::string_view porcelain);
+
+// DAMON (mm/damon): kernel threads that watch which memory is accessed and may
+// act on it while a bench runs (page out, or reorder the LRU lists of, memory
+// gone idle), a source of interference that no CPU figure names. Read under
+// `sys_root` ("/sys"): "none" when nothing runs, else each kdamond of the
+// admin interface that is on, with its operations set and its schemes'
+// actions, and each DAMON module enabled, e.g.
+// "kdamond 0: paddr, schemes: pageout". "unknown: ..." without the interface.
+std::string DamonState(const std::string& sys_root = "/sys");
 
 // Installed version of a Debian package, from /var/lib/dpkg/status; "" if none.
 std::string DebianPackageVersion(absl::string_view package);

@@ -7,7 +7,11 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -19,10 +23,10 @@ namespace {
 
 TEST(Environment, HasTheKeysReportsNeed) {
   std::map<std::string, std::string> env = CollectEnvironment();
-  for (const char* key :
-       {"kernel.release", "kernel.version", "cpu.model", "cpu.online", "cpu.governor",
-        "virtualization", "thp.enabled", "aslr", "glibc", "compiler", "git.revision", "git.tree",
-        "package.libabsl-dev", "package.libbenchmark-dev", "probe.clone3", "probe.io_uring"}) {
+  for (const char* key : {"kernel.release", "kernel.version", "cpu.model", "cpu.online",
+                          "cpu.governor", "virtualization", "thp.enabled", "aslr", "damon", "glibc",
+                          "compiler", "git.revision", "git.tree", "package.libabsl-dev",
+                          "package.libbenchmark-dev", "probe.clone3", "probe.io_uring"}) {
     EXPECT_TRUE(env.count(key)) << key;
     EXPECT_FALSE(env[key].empty()) << key;
   }
@@ -30,6 +34,40 @@ TEST(Environment, HasTheKeysReportsNeed) {
   ASSERT_EQ(uname(&u), 0);
   EXPECT_EQ(env["kernel.release"], u.release);
   EXPECT_EQ(KernelRelease(), u.release);
+}
+
+// A sysfs of the given files under a fresh folder; returns its root.
+std::string FakeSys(const std::string& name,
+                    const std::vector<std::pair<std::string, std::string>>& files) {
+  const std::filesystem::path root =
+      std::filesystem::path(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp") /
+      name;
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root);
+  for (const auto& [path, content] : files) {
+    std::filesystem::create_directories((root / path).parent_path());
+    std::ofstream(root / path) << content << "\n";
+  }
+  return root.string();
+}
+
+TEST(Environment, DamonStateNamesWhatRuns) {
+  const std::string k = "kernel/mm/damon/admin/kdamonds";
+  EXPECT_EQ(DamonState(FakeSys("no-damon", {{"kernel/mm/x", "1"}})),
+            "unknown: no DAMON interface in sysfs");
+  EXPECT_EQ(DamonState(FakeSys("damon-off", {{k + "/nr_kdamonds", "1"}, {k + "/0/state", "off"}})),
+            "none");
+  EXPECT_EQ(DamonState(FakeSys("damon-on", {{k + "/nr_kdamonds", "2"},
+                                            {k + "/0/state", "on"},
+                                            {k + "/0/contexts/nr_contexts", "1"},
+                                            {k + "/0/contexts/0/operations", "paddr"},
+                                            {k + "/0/contexts/0/schemes/nr_schemes", "2"},
+                                            {k + "/0/contexts/0/schemes/0/action", "pageout"},
+                                            {k + "/0/contexts/0/schemes/1/action", "stat"},
+                                            {k + "/1/state", "off"},
+                                            {"module/damon_reclaim/parameters/enabled", "Y"},
+                                            {"module/damon_stat/parameters/enabled", "N"}})),
+            "kdamond 0: paddr, schemes: pageout, stat; damon_reclaim enabled");
 }
 
 TEST(Environment, ReadsDebianPackageVersions) {
