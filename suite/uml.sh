@@ -12,7 +12,8 @@
 # never judges from them; what they are for is the kernel-feature matrix and
 # the skip paths (a bench meeting a kernel older than the one it was written
 # on must skip, not fail). Exit status: the suite's inside UML (0: no bench
-# failed), 2 for a usage error, 3 if UML is missing or did not finish.
+# failed), 2 for a usage error, 3 if UML is missing or did not finish, 4 if
+# this UML cannot run programs on this host's CPU (it says why).
 #
 # Flags (before any of the suite's own, which are passed on):
 #   --timeout=SECONDS   give up on UML after this long (default 1800)
@@ -51,9 +52,11 @@ fi
 runfiles=$(dirname "$PWD")
 tmp=$(mktemp -d /tmp/spawnlab-uml.XXXXXX)
 uml_pid=
+tail_pid=
 cleanup() {
   # UML's helper processes share its process group: nothing outlives us.
   if [[ -n "$uml_pid" ]]; then kill -KILL -- "-$uml_pid" 2>/dev/null || true; fi
+  if [[ -n "$tail_pid" ]]; then kill "$tail_pid" 2>/dev/null || true; fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -85,9 +88,13 @@ echo "uml: booting $uml (Linux $(dpkg-query -W -f='${Version}' user-mode-linux 2
 # test has no $HOME). Its memory is a file in $TMPDIR: /dev/shm where it can.
 uml_tmp=/tmp
 if [[ -d /dev/shm && -w /dev/shm ]]; then uml_tmp=/dev/shm; fi
+# Its console and errors go to a file, shown as they come, so that how it
+# stopped can be read afterwards.
 TMPDIR=$uml_tmp setsid "$uml" mem=2G root=/dev/root rootfstype=hostfs rootflags=/ rw quiet \
-  uml_dir="$tmp" init="$tmp/init" con=null con0=fd:0,fd:1 < /dev/null &
+  uml_dir="$tmp" init="$tmp/init" con=null con0=fd:0,fd:1 < /dev/null > "$tmp/console" 2>&1 &
 uml_pid=$!
+tail -n +1 -f --pid="$uml_pid" "$tmp/console" &
+tail_pid=$!
 deadline=$((SECONDS + timeout_s))
 while kill -0 "$uml_pid" 2>/dev/null; do
   if ((SECONDS >= deadline)); then
@@ -98,7 +105,21 @@ while kill -0 "$uml_pid" 2>/dev/null; do
 done
 wait "$uml_pid" || true
 uml_pid=
+wait "$tail_pid" 2>/dev/null || true  # the console shown to its end
+tail_pid=
 if [[ ! -s "$tmp/status" ]]; then
+  # UML runs each program as a host process it drives through ptrace; where it
+  # cannot restore a program's floating-point registers it kills the program,
+  # init first. Older UML kernels do so on CPUs whose extended register state
+  # (XSAVE: AVX-512, AMX) is larger than they allow.
+  if grep -q "ptrace set fp regs failed" "$tmp/console"; then
+    ext=$(grep -o -w -m1 'amx_tile\|avx512f' /proc/cpuinfo | sort -u | paste -sd ' ' || true)
+    echo "uml: this UML cannot run programs on this host's CPU: it failed to restore a" \
+      "process's floating-point registers through ptrace (\"ptrace set fp regs failed\")," \
+      "as older UML kernels do where the CPU's extended register state is larger than they" \
+      "allow (this CPU has: ${ext:-none of AVX-512 and AMX})" >&2
+    exit 4
+  fi
   echo "uml: UML stopped before the suite finished" >&2
   exit 3
 fi
