@@ -111,7 +111,7 @@ if [[ ! -s "$tmp/status" ]]; then
   # UML runs each program as a host process it drives through ptrace; where it
   # cannot restore a program's floating-point registers it kills the program,
   # init first. Older UML kernels do so on CPUs whose extended register state
-  # (XSAVE: AVX-512, AMX) is larger than they allow.
+  # (XSAVE) is larger than they allow; AMX's tile data makes it largest.
   if grep -q "ptrace set fp regs failed" "$tmp/console"; then
     ext=$(grep -o -w -m1 'amx_tile\|avx512f' /proc/cpuinfo | sort -u | paste -sd ' ' || true)
     echo "uml: this UML cannot run programs on this host's CPU: it failed to restore a" \
