@@ -8,7 +8,6 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <tuple>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -88,13 +87,25 @@ std::string RunConditions(const ResultsFile& f) {
 
 std::string Percent(double x) { return std::isnan(x) ? "n/a" : absl::StrFormat("%.1f%%", x * 100); }
 
-// Files ordered by experiment, kernel, host, path: the order of every listing.
+// (kernel, host) pairs in release order (NaturalLess), then by host.
+struct KernelHostLess {
+  bool operator()(const std::pair<std::string, std::string>& a,
+                  const std::pair<std::string, std::string>& b) const {
+    if (a.first != b.first) return NaturalLess(a.first, b.first);
+    return NaturalLess(a.second, b.second);
+  }
+};
+
+// Files ordered by experiment, kernel (in release order), host, path: the
+// order of every listing.
 std::vector<const ResultsFile*> Sorted(const ResultsSet& set) {
   std::vector<const ResultsFile*> files;
   for (const ResultsFile& f : set.files) files.push_back(&f);
   std::sort(files.begin(), files.end(), [](const ResultsFile* a, const ResultsFile* b) {
-    return std::make_tuple(a->experiment(), a->kernel(), a->host(), a->path) <
-           std::make_tuple(b->experiment(), b->kernel(), b->host(), b->path);
+    if (a->experiment() != b->experiment()) return a->experiment() < b->experiment();
+    if (a->kernel() != b->kernel()) return NaturalLess(a->kernel(), b->kernel());
+    if (a->host() != b->host()) return NaturalLess(a->host(), b->host());
+    return NaturalLess(a->path, b->path);
   });
   return files;
 }
@@ -1039,7 +1050,8 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
                    "| revisions |\n",
                    "|---|---|---|---:|---|---|---|---|---|---|\n");
   // One row per kernel and host, with every git revision its results came from.
-  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::set<std::string>>>
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::set<std::string>>,
+           KernelHostLess>
       machines;
   for (const ResultsFile* f : files) {
     if (Ctx(*f, "cpu.model") == "—") continue;

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -276,10 +277,40 @@ void FindJson(const std::string& dir, std::vector<std::string>* out) {
 
 }  // namespace
 
+bool NaturalLess(absl::string_view a, absl::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (absl::ascii_isdigit(a[i]) && absl::ascii_isdigit(b[j])) {
+      // Two runs of digits: by value (leading zeros aside), then the shorter.
+      size_t i_end = i, j_end = j;
+      while (i_end < a.size() && absl::ascii_isdigit(a[i_end])) ++i_end;
+      while (j_end < b.size() && absl::ascii_isdigit(b[j_end])) ++j_end;
+      size_t i_first = i, j_first = j;
+      while (i_first + 1 < i_end && a[i_first] == '0') ++i_first;
+      while (j_first + 1 < j_end && b[j_first] == '0') ++j_first;
+      const absl::string_view x = a.substr(i_first, i_end - i_first);
+      const absl::string_view y = b.substr(j_first, j_end - j_first);
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      if (i_end - i != j_end - j) return i_end - i < j_end - j;
+      i = i_end;
+      j = j_end;
+      continue;
+    }
+    if (a[i] != b[j]) {
+      return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+    }
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
 ResultsSet LoadResultsDir(const std::string& dir) {
   std::vector<std::string> paths;
   FindJson(dir, &paths);
-  std::sort(paths.begin(), paths.end());
+  std::sort(paths.begin(), paths.end(),
+            [](const std::string& x, const std::string& y) { return NaturalLess(x, y); });
   // Files are named from the results folder's own name down ("results/6.18/
   // clone3.json"), so that reports do not depend on where the checkout is.
   std::string root = dir;

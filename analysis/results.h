@@ -81,7 +81,13 @@ struct ResultsFile {
 absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_view path);
 absl::StatusOr<ResultsFile> LoadResultsFile(const std::string& path);
 
-// Every *.json under `dir` (recursively), sorted by path: the files that
+// Orders strings as version numbers sort (`sort -V`): runs of digits by their
+// value, everything else byte by byte, so kernel releases and the paths named
+// after them come in release order:
+//   6.1.176 < 6.18.44-fc-v669 < 6.18.44-fc-v782 < 6.18.44-fc-v1098
+bool NaturalLess(absl::string_view a, absl::string_view b);
+
+// Every *.json under `dir` (recursively), sorted by path (NaturalLess): the files that
 // parsed, and one error for each that did not. Each file's path (and its
 // errors) name it from the last component of `dir` down ("results/k/x.json").
 //

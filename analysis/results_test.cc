@@ -25,6 +25,20 @@ std::string Testdata(const std::string& rel) {
   return p.ok() ? *p : rel;
 }
 
+TEST(Results, NaturalLessOrdersReleasesAsVersions) {
+  EXPECT_TRUE(NaturalLess("6.1.176", "6.18.44-fc-v669"));
+  EXPECT_TRUE(NaturalLess("6.18.44-fc-v669", "6.18.44-fc-v782"));
+  EXPECT_TRUE(NaturalLess("6.18.44-fc-v782", "6.18.44-fc-v1098"));
+  EXPECT_TRUE(NaturalLess("6.18.44-fc-v1098", "6.18.44-fc-v1147"));
+  EXPECT_FALSE(NaturalLess("6.18.44-fc-v1147", "6.18.44-fc-v669"));
+  EXPECT_TRUE(NaturalLess("results/6.9/a.json", "results/6.10/a.json"));
+  EXPECT_TRUE(NaturalLess("x", "x.rerun"));   // a prefix first
+  EXPECT_TRUE(NaturalLess("v7", "v07"));      // equal values: the shorter run first
+  EXPECT_FALSE(NaturalLess("same", "same"));  // irreflexive
+  EXPECT_FALSE(NaturalLess("", ""));
+  EXPECT_TRUE(NaturalLess("", "a"));
+}
+
 TEST(Results, ParsesSeriesSamplesAggregatesAndSkips) {
   absl::StatusOr<ResultsFile> f = LoadResultsFile(Testdata("good/6.1.0-test/clone3.json"));
   ASSERT_TRUE(f.ok()) << f.status();
