@@ -32,7 +32,14 @@ Comparison CompareResults(const ResultsFile& old_file, const ResultsFile& new_fi
     CompareRow row{o.name,       o.Median(),      n->Median(),     0,
                    std::nan(""), o.Repetitions(), n->Repetitions()};
     row.change = (row.new_median_ns - row.old_median_ns) / std::fabs(row.old_median_ns);
-    if (o.samples_ns.size() >= 2 && n->samples_ns.size() >= 2) {
+    const std::vector<double> old_processes = o.ProcessMedians();
+    const std::vector<double> new_processes = n->ProcessMedians();
+    if (!old_processes.empty() && !new_processes.empty()) {
+      row.by_process = true;
+      row.old_n = static_cast<int>(old_processes.size());
+      row.new_n = static_cast<int>(new_processes.size());
+      row.p_value = MannWhitneyU(old_processes, new_processes);
+    } else if (o.samples_ns.size() >= 2 && n->samples_ns.size() >= 2) {
       row.p_value = MannWhitneyU(o.samples_ns, n->samples_ns);
     }
     if (row.old_median_ns > 0 && row.new_median_ns > 0) {
@@ -77,10 +84,15 @@ absl::StatusOr<ResultsFile> NormaliseByCanary(const ResultsFile& f) {
   for (Series& s : out.series) {
     if (!s.measured()) continue;
     std::vector<double> ratios;
+    std::vector<int> processes;
     for (size_t k = 0; k < s.samples_ns.size() && k < canary->samples_ns.size(); ++k) {
-      if (canary->samples_ns[k] > 0) ratios.push_back(s.samples_ns[k] / canary->samples_ns[k]);
+      if (canary->samples_ns[k] > 0) {
+        ratios.push_back(s.samples_ns[k] / canary->samples_ns[k]);
+        processes.push_back(k < s.processes.size() ? s.processes[k] : 0);
+      }
     }
     s.samples_ns = ratios;
+    s.processes = processes;
     s.aggregate_ns.clear();  // from the ratios, not the times
     if (ratios.empty()) s.error = "no repetition to pair with the canary's";
   }
@@ -100,6 +112,7 @@ struct Calls {
   // false discovery rate.
   int out_of_reach = 0;
   int fewest_repetitions = 0;  // on a side, over the tested rows
+  int by_process = 0;          // rows whose samples were the processes' medians
   double median_abs_change = std::nan("");
 };
 
@@ -108,6 +121,7 @@ Calls CountCalls(const Comparison& c) {
   std::vector<double> changes;
   for (const CompareRow& row : c.rows) {
     changes.push_back(std::fabs(row.change));
+    calls.by_process += row.by_process;
     calls.few += row.old_n < kMinRepetitionsForUTest || row.new_n < kMinRepetitionsForUTest;
     if (!row.Tested()) continue;
     ++calls.tested;
@@ -142,7 +156,7 @@ std::string FormatComparison(const Comparison& c, const std::string& normalised_
   auto figure = [&](double v) { return ratio ? absl::StrFormat("%.4g", v) : FormatNanos(v); };
   std::string out = absl::StrCat(
       "| benchmark | old", ratio ? " (x canary)" : "", " | new", ratio ? " (x canary)" : "",
-      " | change | U test p | q (over the table) | reps (old/new) |\n",
+      " | change | U test p | q (over the table) | samples (old/new) |\n",
       "|---|---:|---:|---:|---:|---:|---|\n");
   const Calls calls = CountCalls(c);
   for (const CompareRow& r : c.rows) {
@@ -152,7 +166,7 @@ std::string FormatComparison(const Comparison& c, const std::string& normalised_
                     " | ", FormatPValue(r.p_value), " | ",
                     r.Tested() ? FormatPValue(r.q_value) : std::string("—"),
                     r.Different() ? " (different)" : "", " | ", r.old_n, "/", r.new_n,
-                    few ? " (fewer than 9)" : "", " |\n");
+                    r.by_process ? " processes" : " reps", few ? " (fewer than 9)" : "", " |\n");
   }
   absl::StrAppend(
       &out, "\n", calls.different, " of ", calls.tested,
@@ -166,6 +180,16 @@ std::string FormatComparison(const Comparison& c, const std::string& normalised_
             : "on the raw times, which the machine's drift between the two runs moves "
               "(--canary compares each row over its run's canary; --ratios=DIM:VALUE over its "
               "paired baseline).\n");
+  if (calls.by_process > 0) {
+    absl::StrAppend(
+        &out, "\nThe U test's samples",
+        calls.by_process < static_cast<int>(c.rows.size())
+            ? absl::StrCat(" for the ", calls.by_process, " rows measured in several processes")
+            : std::string(),
+        " are each process's median, not the repetitions: repetitions within one process share "
+        "its luck (memory layout, page cache), so two processes of identical code differ by more "
+        "than their repetitions' spread.\n");
+  }
   absl::StrAppend(&out, "\nGeometric mean of new/old: ",
                   std::isnan(c.geomean_ratio) ? "n/a"
                                               : absl::StrFormat("%.4f (%+.2f%%)", c.geomean_ratio,
@@ -174,18 +198,22 @@ std::string FormatComparison(const Comparison& c, const std::string& normalised_
   if (calls.few > 0) {
     absl::StrAppend(&out, "\nwarning: ", calls.few, " benchmark(s) have fewer than ",
                     kMinRepetitionsForUTest,
-                    " repetitions on a side: the U test cannot be trusted for them "
-                    "(run with --benchmark_repetitions=9 or more).\n");
+                    calls.by_process > 0 ? " samples (processes or repetitions)" : " repetitions",
+                    " on a side: the U test cannot be trusted for them (run with ",
+                    calls.by_process > 0 ? "--processes=9 and " : "",
+                    "--benchmark_repetitions=9 or more).\n");
   }
   if (calls.out_of_reach > 0) {
     absl::StrAppend(
         &out, "\nwarning: ", calls.out_of_reach, " of the ", calls.tested,
         " benchmarks tested could not be called different on their own however far apart: "
         "with ",
-        calls.fewest_repetitions, " repetitions a side the U test's smallest p is ",
+        calls.fewest_repetitions, calls.by_process > 0 ? " samples" : " repetitions",
+        " a side the U test's smallest p is ",
         FormatPValue(SmallestPValue(calls.fewest_repetitions, calls.fewest_repetitions)),
         ", and adjusted over ", calls.tested,
-        " rows that is q >= 0.05. A change confined to one row needs --benchmark_repetitions=",
+        " rows that is q >= 0.05. A change confined to one row needs ",
+        calls.by_process > 0 ? "--processes=" : "--benchmark_repetitions=",
         RepetitionsToReach(calls.tested), " or more (or fewer rows: --benchmark_filter).\n");
   }
   if (!c.only_old.empty() || !c.only_new.empty()) {
@@ -304,9 +332,11 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
   // The U test on every row in both runs: how many it could test, how many
   // it calls different (q < 0.05 over those), how many have p < 0.05 alone,
   // and the median change.
-  auto count = [](const Comparison& c, int* tested, int* different, int* below_p05,
-                  double* median_change) {
+  int by_process = 0;
+  auto count = [&by_process](const Comparison& c, int* tested, int* different, int* below_p05,
+                             double* median_change) {
     const Calls calls = CountCalls(c);
+    by_process = calls.by_process;
     *tested = calls.tested;
     *different = calls.different;
     *below_p05 = calls.below_p05;
@@ -321,6 +351,23 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
     r.canary_row = old_file.context.at("spawnlab.canary.row");
     count(CompareResults(*old_by_canary, *new_by_canary), &r.canary_rows_tested,
           &r.canary_rows_different, &r.canary_rows_below_p05, &r.canary_median_row_change);
+  }
+  // The judged comparison's samples: each process's median where both runs
+  // were made of several processes. For scale, the same test with the
+  // repetitions as samples, as a run of one process is judged.
+  r.by_process = by_process > 0;
+  if (r.by_process) {
+    auto one_process = [](ResultsFile f) {
+      for (Series& s : f.series) s.processes.clear();
+      return f;
+    };
+    const bool canary = r.canary_rows_tested > 0;
+    const Comparison reps =
+        canary ? CompareResults(one_process(*old_by_canary), one_process(*new_by_canary))
+               : CompareResults(one_process(old_file), one_process(new_file));
+    const Calls calls = CountCalls(reps);
+    r.repetition_rows_tested = calls.tested;
+    r.repetition_rows_different = calls.different;
   }
   auto noisy = [](const ResultsFile& f) {
     auto it = f.context.find("run.noisy");
@@ -356,9 +403,10 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
   };
   const int judged = by_canary ? r.canary_rows_tested : r.rows_tested;
   const int judged_below_p05 = by_canary ? r.canary_rows_below_p05 : r.rows_below_p05;
-  const std::string judged_on =
+  const std::string judged_on = absl::StrCat(
       by_canary ? absl::StrCat("each over the canary, `", r.canary_row, "`, repetition by repetition")
-                : std::string("raw times");
+                : std::string("raw times"),
+      r.by_process ? "; samples: each process's median" : "");
   absl::StrAppend(&t, "| rows the U test calls different at a 5% false discovery rate (",
                   judged_on, ") | ", by_canary ? of(r.canary_rows_different, r.canary_rows_tested)
                                                : of(r.rows_different, r.rows_tested),
@@ -368,6 +416,13 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
                     "), as compare.py marks them; chance alone reaches ", ChanceBound(judged),
                     " of ", judged, " in 1 pair of identical runs out of 20 | ",
                     of(judged_below_p05, judged), " | — |\n");
+  }
+  if (r.by_process) {
+    absl::StrAppend(&t,
+                    "| for scale: the same test with the repetitions as samples, as if each run "
+                    "were one process (which overstates how sure it is: repetitions within a "
+                    "process share its luck) | ",
+                    of(r.repetition_rows_different, r.repetition_rows_tested), " | — |\n");
   }
   if (by_canary) {
     absl::StrAppend(&t, "| median change of the rows' medians (over the canary) | ",

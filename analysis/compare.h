@@ -1,7 +1,12 @@
 // compare.h: two results files side by side, as Google Benchmark's compare.py
 // does: the change of each benchmark's median as (new - old) / |old|, the
 // Mann-Whitney U test on the repetitions, and the geometric mean of the
-// new/old ratios over all benchmarks in both. Unlike compare.py, a row is
+// new/old ratios over all benchmarks in both. Where both runs were made of
+// several processes (lib/bench.h: --processes), the U test's samples are the
+// processes' medians, not the repetitions: repetitions within one process
+// share its luck (memory layout, page cache, placement), so two processes of
+// identical code differ by more than their repetitions' spread, and a test on
+// repetitions calls that difference real. Unlike compare.py, a row is
 // called different when its p-value, adjusted for the number of rows tested
 // (Benjamini-Hochberg, analysis/stats.h), is below 0.05: a 5% false discovery
 // rate over the table, where p < 0.05 row by row calls about one row in
@@ -34,7 +39,11 @@ struct CompareRow {
   double old_median_ns, new_median_ns;
   double change;   // (new - old) / |old|
   double p_value;  // NaN without repetitions
+  // The samples the U test compared on each side: repetitions, or, where both
+  // runs were made of several processes (lib/bench.h: --processes), each
+  // process's median, the unit two runs of the same code vary by.
   int old_n, new_n;
+  bool by_process = false;
   // p_value adjusted for the rows of the comparison tested (those with
   // kMinRepetitionsForUTest repetitions on both sides; NaN for the others).
   double q_value = std::nan("");
@@ -105,6 +114,10 @@ struct Reproducibility {
   int canary_rows_tested = -1, canary_rows_different = -1, canary_rows_below_p05 = -1;
   double canary_median_row_change = std::nan("");
   std::string canary_row;
+  // The judged test's samples were each process's median (both runs made of
+  // several processes); then, for scale, the same test on the repetitions.
+  bool by_process = false;
+  int repetition_rows_tested = -1, repetition_rows_different = -1;
   bool noisy = false;  // either run marked noisy
   bool meets_targets = false;
   std::string table;

@@ -5,8 +5,10 @@
 #include "analysis/compare.h"
 
 #include <cmath>
+#include <functional>
 
 #include "absl/strings/str_cat.h"
+#include "analysis/stats.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
@@ -287,6 +289,71 @@ TEST(Compare, ByCanaryNeedsARunThatNamesAMeasuredOne) {
   ASSERT_TRUE(missing.ok());
   EXPECT_THAT(std::string(NormaliseByCanary(*missing).status().message()),
               HasSubstr("its canary row x/op:gone was not measured"));
+}
+
+// A run of 9 processes, 3 repetitions each, of one row: process p's
+// repetitions are near `level(p)`, tight around it (that process's luck).
+nlohmann::json NineProcesses(const std::function<double(int)>& level) {
+  nlohmann::json doc = {{"context", nlohmann::json::object()},
+                        {"benchmarks", nlohmann::json::array()}};
+  for (int p = 1, k = 0; p <= 9; ++p) {
+    for (int r = 0; r < 3; ++r, ++k) {
+      nlohmann::json row = Rep("s/op:a", k, level(p) * (1 + 0.001 * r));
+      row["spawnlab_process"] = p;
+      doc["benchmarks"].push_back(row);
+    }
+  }
+  return doc;
+}
+
+ResultsFile Parsed(const nlohmann::json& doc) {
+  absl::StatusOr<ResultsFile> f = ParseResults(doc.dump(), "x.json");
+  EXPECT_TRUE(f.ok()) << f.status();
+  return f.ok() ? *f : ResultsFile();
+}
+
+// Two runs of nine processes whose luck fell differently: the repetitions,
+// 27 a side, look sure they differ; the processes, the unit the runs vary by,
+// do not. A change every process shows is still called different.
+TEST(Compare, RunsOfSeveralProcessesAreComparedProcessByProcess) {
+  const ResultsFile old_file = Parsed(NineProcesses([](int p) { return 100.0 + 2 * p; }));
+  const ResultsFile new_file = Parsed(NineProcesses([](int p) { return 104.0 + 2 * p; }));
+  ASSERT_EQ(old_file.series.size(), 1u);
+  EXPECT_EQ(old_file.series[0].ProcessMedians().size(), 9u);
+  Comparison c = CompareResults(old_file, new_file);
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_TRUE(c.rows[0].by_process);
+  EXPECT_EQ(c.rows[0].old_n, 9);
+  EXPECT_DOUBLE_EQ(c.rows[0].p_value, MannWhitneyU(old_file.series[0].ProcessMedians(),
+                                                    new_file.series[0].ProcessMedians()));
+  EXPECT_FALSE(c.rows[0].Different());
+  EXPECT_THAT(FormatComparison(c), HasSubstr("9/9 processes"));
+  EXPECT_THAT(FormatComparison(c), HasSubstr("are each process's median"));
+  // The same repetitions as one process each side: 27 a side, called different.
+  ResultsFile old_one = old_file, new_one = new_file;
+  old_one.series[0].processes.clear();
+  new_one.series[0].processes.clear();
+  Comparison reps = CompareResults(old_one, new_one);
+  EXPECT_FALSE(reps.rows[0].by_process);
+  EXPECT_EQ(reps.rows[0].old_n, 27);
+  EXPECT_LT(reps.rows[0].p_value, c.rows[0].p_value);
+  // Every process 30% slower: different.
+  const ResultsFile slower = Parsed(NineProcesses([](int p) { return 130.0 + 2 * p; }));
+  EXPECT_TRUE(CompareResults(old_file, slower).rows[0].Different());
+}
+
+TEST(SelfCheck, RunsOfSeveralProcessesAreJudgedOnTheProcessesAndSayWhatTheRepetitionsSay) {
+  const nlohmann::json a = NineProcesses([](int p) { return 100.0 + 2 * p; });
+  const nlohmann::json b = NineProcesses([](int p) { return 104.0 + 2 * p; });
+  Reproducibility r = CheckReproducibility(Parsed(a), Parsed(b), a, b);
+  EXPECT_TRUE(r.by_process);
+  EXPECT_EQ(r.rows_tested, 1);
+  EXPECT_EQ(r.rows_different, 0);
+  EXPECT_EQ(r.repetition_rows_tested, 1);
+  EXPECT_EQ(r.repetition_rows_different, 1);
+  EXPECT_TRUE(r.meets_targets) << r.table;
+  EXPECT_THAT(r.table, HasSubstr("raw times; samples: each process's median) | 0 of 1 (0.0%) |"));
+  EXPECT_THAT(r.table, HasSubstr("with the repetitions as samples"));
 }
 
 }  // namespace

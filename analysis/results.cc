@@ -59,6 +59,17 @@ double Series::Stddev() const {
 }
 int Series::Repetitions() const { return static_cast<int>(samples_ns.size()); }
 
+std::vector<double> Series::ProcessMedians() const {
+  std::map<int, std::vector<double>> by_process;
+  for (size_t k = 0; k < samples_ns.size() && k < processes.size(); ++k) {
+    by_process[processes[k]].push_back(samples_ns[k]);
+  }
+  if (by_process.size() < 2) return {};
+  std::vector<double> medians;
+  for (const auto& [process, samples] : by_process) medians.push_back(analysis::Median(samples));
+  return medians;
+}
+
 double Series::Metric(absl::string_view metric) const {
   if (metric == "time") return Median();
   absl::string_view name = metric;
@@ -209,12 +220,16 @@ absl::StatusOr<ResultsFile> ParseResultsUnguarded(absl::string_view text, absl::
       continue;
     }
     series.samples_ns.push_back(ns);
+    const std::string process_field(spawnlab::kProcessField);
+    series.processes.push_back(
+        row.contains(process_field) && row[process_field].is_number_integer()
+            ? row[process_field].get<int>()
+            : 0);
     // Every other number in an iteration row is a user counter.
-    static const std::set<std::string>* const kFields =
-        new std::set<std::string>{"family_index", "per_family_instance_index",
-                                  "repetitions",  "repetition_index",
-                                  "threads",      "iterations",
-                                  "real_time",    "cpu_time"};
+    static const std::set<std::string>* const kFields = new std::set<std::string>{
+        "family_index", "per_family_instance_index", "repetitions", "repetition_index",
+        "threads",      "iterations",                "real_time",   "cpu_time",
+        std::string(spawnlab::kProcessField)};
     for (auto& [key, value] : row.items()) {
       if (value.is_number() && kFields->count(key) == 0) {
         const double v = value.get<double>();

@@ -33,6 +33,9 @@ struct Series {
   std::string name;  // canonical: family/dim:value/...
   spawnlab::BenchName parsed;
   std::vector<double> samples_ns;              // one per repetition
+  // The process (1, 2, ...) that measured each repetition, in a run made of
+  // several (lib/bench.h: --processes); 0 for a run made of one.
+  std::vector<int> processes;
   std::map<std::string, double> aggregate_ns;  // "median", "min", "mean", "stddev"
   // Google Benchmark's user counters (state.counters), one value per repetition.
   std::map<std::string, std::vector<double>> counters;
@@ -48,6 +51,10 @@ struct Series {
   double Mean() const;
   double Stddev() const;
   int Repetitions() const;
+  // Each process's median of its repetitions, in process order: the sample
+  // unit when two runs made of several processes are compared (compare.h).
+  // Empty when the repetitions come from one process.
+  std::vector<double> ProcessMedians() const;
   // "time" (the median time, ns) or "counter:NAME" (the median of that
   // counter); NaN if the series has no such value.
   double Metric(absl::string_view metric) const;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,6 +45,7 @@
 #include "lib/pin.h"
 #include "lib/run_record.h"
 #include "lib/runfiles.h"
+#include "lib/spawn.h"
 
 ABSL_FLAG(bool, quick, false,
           "A smoke run of a few seconds: 2 repetitions, short rows. Writes "
@@ -59,6 +61,12 @@ ABSL_FLAG(std::string, lock, "wait",
           "another bench to finish), fail (at once if one is running) or none.");
 ABSL_FLAG(std::string, lock_file, "",
           "The lock file (default: $SPAWNLAB_LOCK_FILE, else /tmp/spawnlab-bench.lock).");
+ABSL_FLAG(int, processes, 0,
+          "Measure in this many fresh processes, one after another, each with its share of the "
+          "repetitions (rounds), merged into one results file: the process is the sample unit "
+          "of //analysis:compare. 0: the bench's default (9 for most; 1 with --quick).");
+ABSL_FLAG(std::string, spawnlab_worker, "",
+          "Internal: K/N, this is process K of N of a run made by its parent (--processes).");
 
 namespace spawnlab {
 namespace {
@@ -88,6 +96,10 @@ class RowReporter : public benchmark::BenchmarkReporter {
   benchmark::BenchmarkReporter* inner_;
   std::atomic<int> repetitions_done_{0};
 };
+
+// What the progress line starts with: "[progress]", or in process K of a
+// run made of several, "[progress, process K/N]".
+std::string g_progress_prefix = "[progress]";
 
 // Rows registered through Configure: the denominator of the progress line.
 std::atomic<int> rows_registered{0};
@@ -133,7 +145,7 @@ class ProgressTicker {
       const int done = done_->load();
       const double fraction =
           std::min(0.99, expected > 0 ? static_cast<double>(done) / expected : 0.0);
-      std::cerr << "[progress] " << elapsed << " s: " << done << " of ~" << expected
+      std::cerr << g_progress_prefix << " " << elapsed << " s: " << done << " of ~" << expected
                 << " repetitions (" << static_cast<int>(fraction * 100) << "%)";
       if (fraction > 0.05) {
         std::cerr << ", ETA ~" << static_cast<int64_t>(elapsed / fraction - elapsed) << " s";
@@ -264,6 +276,182 @@ absl::Status WriteFile(const std::string& path, const std::string& text) {
   return absl::OkStatus();
 }
 
+// The worker being waited for, for the parent's signal handler to pass a
+// signal on to (async-signal-safe: a pid in a sig_atomic_t-sized global).
+volatile sig_atomic_t g_worker_pid = 0;
+volatile sig_atomic_t g_parent_signal = 0;
+
+void ForwardToWorker(int sig) {
+  g_parent_signal = sig;
+  if (g_worker_pid > 0) kill(static_cast<pid_t>(g_worker_pid), sig);
+}
+
+// The parent of a run made of `plan.processes` processes: runs this bench's
+// binary again, once per process, one after another, each with its share of
+// the repetitions, then merges what they wrote into `plan.out`.
+struct ProcessPlan {
+  std::vector<std::string> args;  // the command line as given, argv[0] first
+  std::string experiment, out, lock_story, run_kind, pinned;
+  int processes = 1, per_process = 1;
+  bool in_rounds = false;
+};
+
+int RunInProcesses(const ProcessPlan& plan, const BenchDefaults& defaults) {
+  // The flags each process gets from here, not from the command line.
+  std::vector<std::string> base = {plan.args[0]};
+  for (size_t i = 1; i < plan.args.size(); ++i) {
+    absl::string_view a = plan.args[i];
+    bool drop = false;
+    for (absl::string_view flag : {"--processes", "--out", "--lock", "--lock_file",
+                                   "--benchmark_repetitions", "--spawnlab_worker"}) {
+      if (a == flag && i + 1 < plan.args.size()) {  // "--out PATH"
+        drop = true;
+        ++i;
+      } else if (absl::StartsWith(a, absl::StrCat(flag, "="))) {
+        drop = true;
+      }
+    }
+    if (!drop) base.push_back(std::string(a));
+  }
+  std::cout << plan.experiment << ": " << plan.processes << " processes, one after another, each "
+            << plan.per_process << (plan.in_rounds ? " rounds" : " repetitions of every row")
+            << ", pinned to CPU " << plan.pinned << "; results: " << plan.out << std::endl;
+
+  struct sigaction forward = {}, old_int = {}, old_term = {}, old_hup = {};
+  forward.sa_handler = ForwardToWorker;
+  sigemptyset(&forward.sa_mask);
+  sigaction(SIGINT, &forward, &old_int);
+  sigaction(SIGTERM, &forward, &old_term);
+  sigaction(SIGHUP, &forward, &old_hup);
+  auto restore_signals = [&] {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+    sigaction(SIGHUP, &old_hup, nullptr);
+  };
+
+  std::vector<std::string> parts;
+  auto remove_parts = [&parts] {
+    for (const std::string& p : parts) unlink(p.c_str());
+  };
+  std::vector<nlohmann::json> docs;
+  std::vector<std::string> process_runs;
+  bool a_process_failed = false;
+  int64_t voluntary = 0, involuntary = 0;
+  const MachineSample before = SampleMachine();
+  for (int k = 1; k <= plan.processes && g_parent_signal == 0; ++k) {
+    parts.push_back(absl::StrCat(plan.out, ".tmp-", getpid(), ".process-", k));
+    std::vector<std::string> args = base;
+    args.push_back(absl::StrCat("--spawnlab_worker=", k, "/", plan.processes));
+    args.push_back(absl::StrCat("--processes=1"));
+    args.push_back(absl::StrCat("--benchmark_repetitions=", plan.per_process));
+    args.push_back("--lock=none");
+    args.push_back("--out=" + parts.back());
+    const absl::Time t0 = absl::Now();
+    absl::StatusOr<Child> child = Spawn(SpawnMethod::kPosixSpawn, ExecSpec("/proc/self/exe", args));
+    if (!child.ok()) {
+      remove_parts();
+      restore_signals();
+      std::cerr << "error: cannot start process " << k << " of " << plan.processes << ": "
+                << child.status() << "; nothing written, " << plan.out << " is as it was\n";
+      return 1;
+    }
+    g_worker_pid = child->pid();
+    absl::StatusOr<ExitStatus> status = child->Wait();
+    g_worker_pid = 0;
+    std::ifstream in(parts.back(), std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    nlohmann::json doc = ParseBenchmarkJson(in ? text.str() : std::string());
+    if (!status.ok() || !status->exited() || doc.is_discarded() || !doc.is_object()) {
+      remove_parts();
+      restore_signals();
+      if (g_parent_signal != 0) {
+        std::cerr << "interrupted in process " << k << " of " << plan.processes << "; "
+                  << plan.out << " is as it was\n";
+        signal(g_parent_signal, SIG_DFL);
+        raise(g_parent_signal);
+        return 128 + g_parent_signal;
+      }
+      std::cerr << "error: process " << k << " of " << plan.processes << " ended ("
+                << (status.ok() ? status->ToString() : status.status().ToString())
+                << ") without results (see above); nothing written, " << plan.out
+                << " is as it was\n";
+      // Its own exit code where it gave one (2: a filter that matched nothing).
+      return status.ok() && status->exited() && status->exit_code() != 0 ? status->exit_code()
+                                                                          : 1;
+    }
+    a_process_failed |= status->exit_code() != 0;
+    const nlohmann::json& c = doc["context"];
+    int64_t n = 0;
+    if (absl::SimpleAtoi(c.value("run.voluntary_switches", ""), &n)) voluntary += n;
+    if (absl::SimpleAtoi(c.value("run.involuntary_switches", ""), &n)) involuntary += n;
+    process_runs.push_back(absl::StrCat(k, ": ", c.value("run.seconds", "?"),
+                                        " s, noisy: ", c.value("run.noisy", "?")));
+    docs.push_back(std::move(doc));
+    const double took = absl::ToDoubleSeconds(absl::Now() - t0);
+    std::cout << "[process " << k << "/" << plan.processes << "] "
+              << absl::StrFormat("%.0f s", took) << ", noisy: " << c.value("run.noisy", "?");
+    if (k < plan.processes) {
+      std::cout << absl::StrFormat(", ETA ~%.0f s",
+                                   absl::ToDoubleSeconds(absl::Now() - before.wall) / k *
+                                       (plan.processes - k));
+    }
+    std::cout << std::endl;
+  }
+  if (g_parent_signal != 0) {
+    remove_parts();
+    restore_signals();
+    std::cerr << "interrupted; " << plan.out << " is as it was\n";
+    signal(g_parent_signal, SIG_DFL);
+    raise(g_parent_signal);
+    return 128 + g_parent_signal;
+  }
+  const MachineSample after = SampleMachine();
+  restore_signals();
+
+  nlohmann::json doc = MergeProcesses(docs);
+  nlohmann::json& context = doc["context"];
+  // The run's record is the whole run's: from before the first process to
+  // after the last, every process (and what it reaped) counted as the bench's.
+  for (const auto& [key, value] : DescribeRun(before, after)) context[key] = value;
+  context["run.voluntary_switches"] = absl::StrCat(voluntary);
+  context["run.involuntary_switches"] = absl::StrCat(involuntary);
+  context["run.lock"] = plan.lock_story;
+  context["run.processes"] = absl::StrJoin(process_runs, "; ");
+  context["spawnlab.processes"] = absl::StrCat(plan.processes);
+  context["spawnlab.repetitions_per_process"] = absl::StrCat(plan.per_process);
+  context["spawnlab.run_kind"] = plan.run_kind;
+  context.erase("spawnlab.process");
+  if (plan.in_rounds) context["spawnlab.rounds"] = absl::StrCat(plan.processes * plan.per_process);
+  RecordNoise(doc, defaults.canary_row);
+  const std::string tmp = absl::StrCat(plan.out, ".tmp-", getpid());
+  if (absl::Status s = WriteFile(tmp, doc.dump(2) + "\n"); !s.ok()) {
+    unlink(tmp.c_str());
+    remove_parts();
+    std::cerr << "error: " << s.message() << "; " << plan.out << " is as it was\n";
+    return 1;
+  }
+  if (rename(tmp.c_str(), plan.out.c_str()) != 0) {
+    std::cerr << "error: rename " << tmp << " to " << plan.out << ": " << strerror(errno) << "\n";
+    unlink(tmp.c_str());
+    remove_parts();
+    return 1;
+  }
+  remove_parts();
+  const RowCounts counts = CountRows(doc);
+  PrintSummary(doc, defaults, std::cout);
+  std::cout << "\nrun: " << context["run.seconds"].get<std::string>() << " s in "
+            << plan.processes << " processes, noisy: " << context["run.noisy"].get<std::string>()
+            << "\nresults: " << plan.out << " (" << plan.run_kind << " run: " << counts.measured
+            << " rows measured, " << counts.skipped << " skipped, " << counts.failed
+            << " failed)" << std::endl;
+  if (counts.failed > 0 || a_process_failed) {
+    std::cerr << "error: " << counts.failed << " row(s) failed; see error_message in the JSON\n";
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
@@ -280,7 +468,7 @@ std::map<std::string, benchmark::internal::Benchmark*> RegisterRound(const Bench
   if (options.row_order != nullptr) {
     for (const RoundRow& r : rows) options.row_order->push_back(r.name);
   }
-  ShuffleForRound(rows, options.round);
+  ShuffleForRound(rows, options.round + options.shuffle_offset);
   std::map<std::string, benchmark::internal::Benchmark*> registered;
   for (RoundRow& r : rows) {
     registered[r.name] =
@@ -312,6 +500,8 @@ std::string FromWorkingDirectory(const std::string& path) {
 int BenchMain(int argc, char** argv, absl::string_view experiment,
               const std::function<void(const BenchOptions&)>& register_benchmarks,
               BenchDefaults bench_defaults) {
+  // The command line as given: a run made of several processes passes it on.
+  const std::vector<std::string> original_args(argv, argv + argc);
   // Google Benchmark's flags as given, read before Initialize consumes them.
   const std::optional<std::string> user_out = FlagValue(argc, argv, "benchmark_out");
   const std::optional<std::string> user_format = FlagValue(argc, argv, "benchmark_format");
@@ -379,6 +569,26 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
 
   BenchOptions options;
   options.quick = absl::GetFlag(FLAGS_quick);
+
+  // Process K of N of a run made by its parent (RunInProcesses)?
+  int worker = 0, workers = 0;
+  if (const std::string w = absl::GetFlag(FLAGS_spawnlab_worker); !w.empty()) {
+    std::vector<std::string> kn = absl::StrSplit(w, '/');
+    if (kn.size() != 2 || !absl::SimpleAtoi(kn[0], &worker) || !absl::SimpleAtoi(kn[1], &workers) ||
+        worker < 1 || worker > workers) {
+      std::cerr << "error: --spawnlab_worker=" << w << ": expected K/N with 1 <= K <= N\n";
+      return 2;
+    }
+    // Nothing outlives the run: a parent that dies takes this process along.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() == 1) return 1;
+    g_progress_prefix = absl::StrCat("[progress, process ", worker, "/", workers, "]");
+  }
+  if (absl::GetFlag(FLAGS_processes) < 0) {
+    std::cerr << "error: --processes=" << absl::GetFlag(FLAGS_processes)
+              << ": expected 1 or more (0: the bench's default)\n";
+    return 2;
+  }
 
   const std::string lock_mode = absl::GetFlag(FLAGS_lock);
   if (lock_mode != "wait" && lock_mode != "fail" && lock_mode != "none") {
@@ -495,6 +705,41 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
                                        absl::ToDoubleSeconds(lock->waited()), lock->waited_for());
   }
 
+  // A full run is made of several processes (BenchDefaults::processes): this
+  // one, holding the lock, runs them and merges what they write.
+  int processes = absl::GetFlag(FLAGS_processes) > 0 ? absl::GetFlag(FLAGS_processes)
+                  : options.quick || worker > 0      ? 1
+                                                     : std::max(1, bench_defaults.processes);
+  if (processes > 1 && (!we_write || user_format.has_value() || user_out.has_value() || list_tests)) {
+    if (absl::GetFlag(FLAGS_processes) > 1) {
+      std::cerr << "error: --processes=" << processes
+                << " merges the processes' results into spawnlab's own file; it does not go "
+                   "with --benchmark_out, --benchmark_format or --benchmark_list_tests\n";
+      return 2;
+    }
+    processes = 1;
+  }
+  if (processes > 1) {
+    // The repetitions (rounds) asked for, shared out: each process measures
+    // every row ceil(total / processes) times.
+    const int total = in_rounds ? rounds : repetitions_per_row.load();
+    ProcessPlan plan;
+    plan.args = original_args;
+    plan.experiment = std::string(experiment);
+    plan.out = out;
+    plan.lock_story = lock_story;
+    plan.run_kind = run_kind;
+    plan.pinned = pinned;
+    plan.processes = std::min(processes, std::max(1, total));
+    plan.per_process = (total + plan.processes - 1) / plan.processes;
+    plan.in_rounds = in_rounds;
+    return RunInProcesses(plan, bench_defaults);
+  }
+  if (worker > 0) {
+    options.shuffle_offset = (worker - 1) * rounds;
+    benchmark::AddCustomContext("spawnlab.process", absl::StrCat(worker, "/", workers));
+  }
+
   for (const auto& [key, value] : CollectEnvironment()) {
     benchmark::AddCustomContext(key, value);
   }
@@ -555,7 +800,9 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   }
   RowReporter reporter(inner.get());
   std::ostream& say = own_display ? std::cerr : std::cout;
-  if (!own_display) {
+  if (worker > 0) {
+    // Process K of N: its parent says what the run is and prints the merged rows.
+  } else if (!own_display) {
     say << experiment << ": "
         << (in_rounds ? absl::StrCat(rows_registered.load() / rounds, " rows in ", rounds,
                                      " rounds, each round every row once, shuffled")
@@ -593,7 +840,8 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
     std::cerr << "error: no row ran: --benchmark_filter=" << (user_filter ? *user_filter : "")
               << " matched no row or is not a valid "
               << "regular expression (see the message above). Nothing was written"
-              << (we_write ? absl::StrCat("; ", out, " is as it was") : "") << ".\n";
+              << (we_write && worker == 0 ? absl::StrCat("; ", out, " is as it was") : "")
+              << ".\n";
     return 2;
   }
   if (!we_write) return 0;  // the user's own --benchmark_out: left as Google Benchmark wrote it
@@ -635,6 +883,7 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   }
   g_tmp_path[0] = '\0';
 
+  if (worker > 0) return counts.failed > 0 ? 1 : 0;
   if (!own_display) PrintSummary(doc, bench_defaults, say);
   say << "\nrun: " << context["run.seconds"].get<std::string>()
       << " s, noisy: " << context["run.noisy"].get<std::string>() << "\nresults: " << out << " ("

@@ -12,6 +12,9 @@
 //                  CPU, and --cpu=none leaves it unpinned
 //   --lock=wait    take the machine's bench lock first (bench_lock.h): wait for
 //                  another bench (wait), refuse at once (fail), or don't (none)
+//   --processes=N  measure in N fresh processes, one after another, each with
+//                  its share of the repetitions, merged into one file
+//                  (BenchDefaults::processes; 1 with --quick)
 //
 // Results are never lost: Google Benchmark writes to a temporary file beside
 // the target, and only a run that completed and measured at least one row is
@@ -77,6 +80,10 @@ struct BenchOptions {
   int round = 0;
   int rounds = 1;
   std::vector<std::string>* row_order = nullptr;
+  // In a run made of several processes (--processes), the rounds the earlier
+  // processes ran: RegisterRound shuffles round `round` as round
+  // `round + shuffle_offset`, so that no two processes repeat one order.
+  int shuffle_offset = 0;
 };
 
 // `items` in the order round `round` measures them: shuffled, the same order
@@ -169,6 +176,20 @@ struct BenchDefaults {
   // Called after the last row, before the run's conditions are read: stop
   // helper processes here, so that their CPU time is counted as the bench's.
   std::function<void()> after_run;
+  // A full run is made of this many processes, one after another, each a
+  // fresh exec of the bench measuring every row in its share of the
+  // repetitions (rounds), merged into one results file whose iteration rows
+  // name their process (bench_results.h: kProcessField). Two processes of
+  // the same binary differ by more than the repetitions inside one show (how
+  // the kernel laid out and backed this process's memory, its page-cache
+  // and ASLR luck): on this project's VM, two single-process runs of
+  // identical code came out 2-4% apart on rows whose 25 repetitions each had
+  // a cv under 1%, which the U test on repetitions calls different at
+  // p < 0.001. Nine processes make the process the sample unit
+  // //analysis:compare can test (9 a side, as compare.py asks of repetitions),
+  // and the medians a median over nine of them. --processes=N sets it; a
+  // --quick run is one process.
+  int processes = 9;
 };
 
 // Runs a bench; see the top of this file. `register_benchmarks` is called after

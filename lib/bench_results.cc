@@ -234,7 +234,8 @@ bool IsCounter(const std::string& key, const nlohmann::json& value) {
                                                      "error_occurred",
                                                      "error_message",
                                                      "aggregate_name",
-                                                     "aggregate_unit"};
+                                                     "aggregate_unit",
+                                                     std::string(kProcessField)};
   return value.is_number() && !kNotCounters.count(key);
 }
 
@@ -326,6 +327,46 @@ void MergeRounds(nlohmann::json& doc, const std::vector<std::string>& canonical_
     }
   }
   doc["benchmarks"] = out;
+}
+
+nlohmann::json MergeProcesses(const std::vector<nlohmann::json>& docs) {
+  nlohmann::json out = nlohmann::json::object();
+  if (docs.empty()) return out;
+  out["context"] = docs[0].value("context", nlohmann::json::object());
+  // The rows in the first process's order (family_index): the order the
+  // bench registered them.
+  std::vector<std::pair<std::pair<int, int>, std::string>> ordered;
+  std::set<std::string> seen;
+  nlohmann::json rows = nlohmann::json::array();
+  for (size_t p = 0; p < docs.size(); ++p) {
+    const nlohmann::json& doc = docs[p];
+    if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) continue;
+    std::vector<nlohmann::json> iterations;
+    for (const nlohmann::json& b : doc["benchmarks"]) {
+      if (!b.is_object() || b.value("run_type", "iteration") != "iteration") continue;
+      const std::string name = Canonical(b);
+      if (seen.insert(name).second) {
+        ordered.push_back({{b.value("family_index", 0), b.value("per_family_instance_index", 0)},
+                           name});
+      }
+      nlohmann::json row = b;
+      row[std::string(kProcessField)] = static_cast<int>(p + 1);
+      iterations.push_back(std::move(row));
+    }
+    // Each process's repetitions in the order they ran.
+    std::stable_sort(iterations.begin(), iterations.end(),
+                     [](const nlohmann::json& a, const nlohmann::json& b) {
+                       return a.value("repetition_index", 0) < b.value("repetition_index", 0);
+                     });
+    for (nlohmann::json& row : iterations) rows.push_back(std::move(row));
+  }
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> order;
+  for (const auto& [rank, name] : ordered) order.push_back(name);
+  out["benchmarks"] = std::move(rows);
+  MergeRounds(out, order);
+  return out;
 }
 
 }  // namespace spawnlab

@@ -89,6 +89,19 @@ double Median(std::vector<double> v);
 // analysis lists rows in; rows not in it come after.
 void MergeRounds(nlohmann::json& doc, const std::vector<std::string>& canonical_order);
 
+// The field of an iteration row that names the process (1, 2, ...) which
+// measured it, in a run made of several processes (bench.h: --processes).
+inline constexpr absl::string_view kProcessField = "spawnlab_process";
+
+// One results document from the documents that processes 1..n of one run
+// wrote (each a bench's finished JSON): the first's context, and every row's
+// repetitions from all of them, process 1's first, each tagged with its
+// process (kProcessField), then merged as MergeRounds does (repetition k of
+// every row still ran in the same round, where each process ran the same
+// number of rounds). Rows are listed in the first document's order. The
+// caller rewrites the context's run record (start, end, noise) for the whole.
+nlohmann::json MergeProcesses(const std::vector<nlohmann::json>& docs);
+
 }  // namespace spawnlab
 
 #endif  // SPAWNLAB_LIB_BENCH_RESULTS_H_

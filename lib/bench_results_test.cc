@@ -187,5 +187,45 @@ TEST(BenchResults, MergeRoundsMakesRepetitionsAndAggregatesInTheNaturalOrder) {
   EXPECT_DOUBLE_EQ(r[0].median, (30.0 + 10.0 / 3) / 2);
 }
 
+TEST(BenchResults, MergeProcessesKeepsEachProcesssRoundsInOrderAndNamesItsProcess) {
+  // Two processes of two rounds each, rows in the order each registered them.
+  nlohmann::json p1 = Doc({Rep("s/op:a", 0, 1), Rep("s/op:b", 0, 10), Rep("s/op:a", 1, 2),
+                           Rep("s/op:b", 1, 20)});
+  p1["context"]["run.seconds"] = "1.0";
+  for (nlohmann::json& r : p1["benchmarks"]) r["family_index"] = r["run_name"] == "s/op:a/manual_time" ? 0 : 1;
+  nlohmann::json p2 = Doc({Rep("s/op:b", 1, 40), Rep("s/op:a", 0, 3), Rep("s/op:b", 0, 30),
+                           Rep("s/op:a", 1, 4)});
+  for (nlohmann::json& r : p2["benchmarks"]) r["family_index"] = r["run_name"] == "s/op:a/manual_time" ? 0 : 1;
+  nlohmann::json doc = MergeProcesses({p1, p2});
+  EXPECT_EQ(doc["context"]["run.seconds"], "1.0");  // the first's, for the caller to rewrite
+  std::vector<double> a, b;
+  std::vector<int> a_process;
+  for (const nlohmann::json& r : doc["benchmarks"]) {
+    if (r.value("run_type", "") != "iteration") continue;
+    if (r["run_name"] == "s/op:a/manual_time") {
+      EXPECT_EQ(r["repetition_index"], static_cast<int>(a.size()));
+      a.push_back(r["real_time"]);
+      a_process.push_back(r[std::string(kProcessField)]);
+    } else {
+      b.push_back(r["real_time"]);
+    }
+  }
+  EXPECT_EQ(a, (std::vector<double>{1, 2, 3, 4}));
+  EXPECT_EQ(b, (std::vector<double>{10, 20, 30, 40}));
+  EXPECT_EQ(a_process, (std::vector<int>{1, 1, 2, 2}));
+  EXPECT_EQ(doc["benchmarks"][0]["run_name"], "s/op:a/manual_time");  // the registered order
+  // The process is no counter: the aggregates carry none.
+  for (const nlohmann::json& r : doc["benchmarks"]) {
+    if (r.value("run_type", "") == "aggregate") {
+      EXPECT_FALSE(r.contains(std::string(kProcessField))) << r;
+    }
+  }
+  // Paired by round across the whole run: b/a is 10 in every round.
+  std::vector<PairedRatio> r = PairedRatios(doc, {"op", "a"});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].rounds, 4);
+  EXPECT_DOUBLE_EQ(r[0].median, 10);
+}
+
 }  // namespace
 }  // namespace spawnlab

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "lib/bench_lock.h"
+#include "lib/bench_results.h"
 #include "lib/command.h"
 #include "lib/environment.h"
 #include "lib/runfiles.h"
@@ -262,6 +264,117 @@ TEST(Bench, RelativeOutIsTakenFromWhereBazelRunStarted) {
 TEST(Bench, AFailedRowMakesTheExitCodeNonZero) {
   const std::string out = absl::StrCat(TmpDir(), "/fail.json");
   EXPECT_EQ(RunFixture({"--fail", absl::StrCat("--out=", out)}), 1);
+}
+
+// The processes still alive whose command line contains `needle`.
+std::vector<pid_t> ProcessesWith(const std::string& needle) {
+  std::vector<pid_t> found;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    pid_t pid;
+    if (!absl::SimpleAtoi(e.path().filename().string(), &pid)) continue;
+    std::string cmdline = ReadAll(absl::StrCat("/proc/", pid, "/cmdline"));
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (absl::StrContains(cmdline, needle)) found.push_back(pid);
+  }
+  return found;
+}
+
+// Waits (up to 30 s, checking every 50 ms) until no process's command line
+// contains `needle`; true if none is left.
+bool NoneLeft(const std::string& needle) {
+  for (int i = 0; i < 600; ++i) {
+    if (ProcessesWith(needle).empty()) return true;
+    usleep(50 * 1000);
+  }
+  return false;
+}
+
+TEST(Bench, ARunOfSeveralProcessesMergesThemAndNamesEachRepetitionsProcess) {
+  const std::string dir = absl::StrCat(TmpDir(), "/processes");
+  const std::string out = absl::StrCat(dir, "/fixture.json");
+  absl::StatusOr<Child> c = StartFixture(
+      {"--processes=3", "--benchmark_repetitions=7", "--benchmark_min_time=0.001",
+       absl::StrCat("--out=", out)},
+      {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  absl::StatusOr<ExitStatus> s = c->WaitFor(absl::Seconds(120));
+  ASSERT_TRUE(s.ok() && s->success()) << (s.ok() ? s->ToString() : s.status().ToString());
+  nlohmann::json doc = nlohmann::json::parse(ReadAll(out));
+  // 7 repetitions shared out over 3 processes: 3 each, 9 in all.
+  std::vector<int> processes;
+  for (const nlohmann::json& r : doc["benchmarks"]) {
+    if (r.value("run_type", "") == "iteration" && !r.value("error_occurred", false)) {
+      processes.push_back(r.value(std::string(kProcessField), 0));
+    }
+  }
+  EXPECT_EQ(processes, (std::vector<int>{1, 1, 1, 2, 2, 2, 3, 3, 3}));
+  const nlohmann::json& context = doc["context"];
+  EXPECT_EQ(context["spawnlab.processes"], "3");
+  EXPECT_EQ(context["spawnlab.repetitions_per_process"], "3");
+  EXPECT_TRUE(absl::StartsWith(context["run.processes"].get<std::string>(), "1: ")) << context;
+  EXPECT_FALSE(context.contains("spawnlab.process"));
+  EXPECT_EQ(context["spawnlab.canary.series"].get<std::string>().find(' ') != std::string::npos,
+            true);
+  // The skipped row is still told apart, once.
+  EXPECT_EQ(CountRows(doc).skipped, 1);
+  // Nothing but the results is left in the folder.
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    EXPECT_EQ(e.path().filename(), "fixture.json");
+  }
+}
+
+TEST(Bench, ARunOfSeveralProcessesWithAFilterThatMatchesNothingWritesNothing) {
+  const std::string dir = absl::StrCat(TmpDir(), "/processes-nomatch");
+  const std::string out = absl::StrCat(dir, "/fixture.json");
+  WritePrevious(out);
+  absl::StatusOr<Child> c = StartFixture(
+      {"--processes=3", "--benchmark_filter=nomatch", absl::StrCat("--out=", out)}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  absl::StatusOr<ExitStatus> s = c->WaitFor(absl::Seconds(60));
+  ASSERT_TRUE(s.ok() && s->exited());
+  EXPECT_EQ(s->exit_code(), 2);
+  EXPECT_EQ(ReadAll(out), "{\"previous\": true}\n");
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    EXPECT_EQ(e.path().filename(), "fixture.json");
+  }
+}
+
+// Interrupting the parent ends the process it is waiting for; killing it
+// outright takes that process along too (PR_SET_PDEATHSIG). Either way no
+// process of the run is left, and the previous results stand.
+TEST(Bench, NoProcessOfARunOutlivesItsParent) {
+  for (int sig : {SIGINT, SIGKILL}) {
+    const std::string dir = absl::StrCat(TmpDir(), "/processes-", sig);
+    const std::string out = absl::StrCat(dir, "/fixture.json");
+    WritePrevious(out);
+    absl::StatusOr<Child> c =
+        StartFixture({"--processes=2", "--hang", absl::StrCat("--out=", out)}, {});
+    ASSERT_TRUE(c.ok()) << c.status();
+    // Process 1 of 2 is started (it hangs in its last row until signalled).
+    bool started = false;
+    for (int i = 0; i < 600 && !started; ++i) {
+      started = !ProcessesWith(absl::StrCat(out, ".tmp-", c->pid(), ".process-1")).empty();
+      if (!started) usleep(50 * 1000);
+    }
+    ASSERT_TRUE(started) << "process 1 never started";
+    ASSERT_EQ(kill(c->pid(), sig), 0);
+    absl::StatusOr<ExitStatus> s = c->WaitFor(absl::Seconds(30));
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_FALSE(s->success());
+    EXPECT_TRUE(NoneLeft(absl::StrCat(out, ".tmp-", c->pid()))) << "signal " << sig;
+    EXPECT_EQ(ReadAll(out), "{\"previous\": true}\n");
+    if (sig == SIGINT) {  // the parent cleaned up (after SIGKILL it cannot)
+      for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        EXPECT_EQ(e.path().filename(), "fixture.json");
+      }
+    }
+  }
+}
+
+TEST(Bench, ProcessesIsANumberAndGoesWithSpawnlabsOwnFile) {
+  EXPECT_EQ(RunFixture({"--processes=-1"}), 2);
+  EXPECT_EQ(RunFixture({"--processes=2", absl::StrCat("--benchmark_out=", TmpDir(), "/own.json")}),
+            2);
 }
 
 // A round names its rows in their natural order (round 0 only) and registers
