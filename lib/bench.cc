@@ -28,6 +28,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
+#include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -39,6 +40,7 @@
 #include "absl/time/time.h"
 #include "lib/bench_lock.h"
 #include "lib/bench_name.h"
+#include "lib/bench_processes.h"
 #include "lib/bench_results.h"
 #include "lib/benchmark_json.h"
 #include "lib/environment.h"
@@ -276,19 +278,7 @@ absl::Status WriteFile(const std::string& path, const std::string& text) {
   return absl::OkStatus();
 }
 
-// The worker being waited for, for the parent's signal handler to pass a
-// signal on to (async-signal-safe: a pid in a sig_atomic_t-sized global).
-volatile sig_atomic_t g_worker_pid = 0;
-volatile sig_atomic_t g_parent_signal = 0;
-
-void ForwardToWorker(int sig) {
-  g_parent_signal = sig;
-  if (g_worker_pid > 0) kill(static_cast<pid_t>(g_worker_pid), sig);
-}
-
-// The parent of a run made of `plan.processes` processes: runs this bench's
-// binary again, once per process, one after another, each with its share of
-// the repetitions, then merges what they wrote into `plan.out`.
+// The parent of a BenchMain run made of `plan.processes` processes.
 struct ProcessPlan {
   std::vector<std::string> args;  // the command line as given, argv[0] first
   std::string experiment, out, lock_story, run_kind, pinned;
@@ -297,147 +287,36 @@ struct ProcessPlan {
 };
 
 int RunInProcesses(const ProcessPlan& plan, const BenchDefaults& defaults) {
-  // The flags each process gets from here, not from the command line.
-  std::vector<std::string> base = {plan.args[0]};
-  for (size_t i = 1; i < plan.args.size(); ++i) {
-    absl::string_view a = plan.args[i];
-    bool drop = false;
-    for (absl::string_view flag : {"--processes", "--out", "--lock", "--lock_file",
-                                   "--benchmark_repetitions", "--spawnlab_worker"}) {
-      if (a == flag && i + 1 < plan.args.size()) {  // "--out PATH"
-        drop = true;
-        ++i;
-      } else if (absl::StartsWith(a, absl::StrCat(flag, "="))) {
-        drop = true;
-      }
-    }
-    if (!drop) base.push_back(std::string(a));
-  }
   std::cout << plan.experiment << ": " << plan.processes << " processes, one after another, each "
             << plan.per_process << (plan.in_rounds ? " rounds" : " repetitions of every row")
             << ", pinned to CPU " << plan.pinned << "; results: " << plan.out << std::endl;
-
-  struct sigaction forward = {}, old_int = {}, old_term = {}, old_hup = {};
-  forward.sa_handler = ForwardToWorker;
-  sigemptyset(&forward.sa_mask);
-  sigaction(SIGINT, &forward, &old_int);
-  sigaction(SIGTERM, &forward, &old_term);
-  sigaction(SIGHUP, &forward, &old_hup);
-  auto restore_signals = [&] {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-    sigaction(SIGHUP, &old_hup, nullptr);
-  };
-
-  std::vector<std::string> parts;
-  auto remove_parts = [&parts] {
-    for (const std::string& p : parts) unlink(p.c_str());
-  };
-  std::vector<nlohmann::json> docs;
-  std::vector<std::string> process_runs;
-  bool a_process_failed = false;
-  int64_t voluntary = 0, involuntary = 0;
-  const MachineSample before = SampleMachine();
-  for (int k = 1; k <= plan.processes && g_parent_signal == 0; ++k) {
-    parts.push_back(absl::StrCat(plan.out, ".tmp-", getpid(), ".process-", k));
-    std::vector<std::string> args = base;
-    args.push_back(absl::StrCat("--spawnlab_worker=", k, "/", plan.processes));
-    args.push_back(absl::StrCat("--processes=1"));
-    args.push_back(absl::StrCat("--benchmark_repetitions=", plan.per_process));
-    args.push_back("--lock=none");
-    args.push_back("--out=" + parts.back());
-    const absl::Time t0 = absl::Now();
-    absl::StatusOr<Child> child = Spawn(SpawnMethod::kPosixSpawn, ExecSpec("/proc/self/exe", args));
-    if (!child.ok()) {
-      remove_parts();
-      restore_signals();
-      std::cerr << "error: cannot start process " << k << " of " << plan.processes << ": "
-                << child.status() << "; nothing written, " << plan.out << " is as it was\n";
-      return 1;
-    }
-    g_worker_pid = child->pid();
-    absl::StatusOr<ExitStatus> status = child->Wait();
-    g_worker_pid = 0;
-    std::ifstream in(parts.back(), std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    nlohmann::json doc = ParseBenchmarkJson(in ? text.str() : std::string());
-    if (!status.ok() || !status->exited() || doc.is_discarded() || !doc.is_object()) {
-      remove_parts();
-      restore_signals();
-      if (g_parent_signal != 0) {
-        std::cerr << "interrupted in process " << k << " of " << plan.processes << "; "
-                  << plan.out << " is as it was\n";
-        signal(g_parent_signal, SIG_DFL);
-        raise(g_parent_signal);
-        return 128 + g_parent_signal;
-      }
-      std::cerr << "error: process " << k << " of " << plan.processes << " ended ("
-                << (status.ok() ? status->ToString() : status.status().ToString())
-                << ") without results (see above); nothing written, " << plan.out
-                << " is as it was\n";
-      // Its own exit code where it gave one (2: a filter that matched nothing).
-      return status.ok() && status->exited() && status->exit_code() != 0 ? status->exit_code()
-                                                                          : 1;
-    }
-    a_process_failed |= status->exit_code() != 0;
-    const nlohmann::json& c = doc["context"];
-    int64_t n = 0;
-    if (absl::SimpleAtoi(c.value("run.voluntary_switches", ""), &n)) voluntary += n;
-    if (absl::SimpleAtoi(c.value("run.involuntary_switches", ""), &n)) involuntary += n;
-    process_runs.push_back(absl::StrCat(k, ": ", c.value("run.seconds", "?"),
-                                        " s, noisy: ", c.value("run.noisy", "?")));
-    docs.push_back(std::move(doc));
-    const double took = absl::ToDoubleSeconds(absl::Now() - t0);
-    std::cout << "[process " << k << "/" << plan.processes << "] "
-              << absl::StrFormat("%.0f s", took) << ", noisy: " << c.value("run.noisy", "?");
-    if (k < plan.processes) {
-      std::cout << absl::StrFormat(", ETA ~%.0f s",
-                                   absl::ToDoubleSeconds(absl::Now() - before.wall) / k *
-                                       (plan.processes - k));
-    }
-    std::cout << std::endl;
+  const std::vector<std::string> flags = {
+      "--processes", "--out", "--lock", "--lock_file", "--benchmark_repetitions",
+      "--spawnlab_worker"};
+  absl::StatusOr<nlohmann::json> merged = RunProcesses(
+      WithoutFlags(plan.args, flags), plan.processes, plan.out,
+      [&plan](int k, const std::string& part) {
+        return std::vector<std::string>{
+            absl::StrCat("--spawnlab_worker=", k, "/", plan.processes), "--processes=1",
+            absl::StrCat("--benchmark_repetitions=", plan.per_process), "--lock=none",
+            "--out=" + part};
+      },
+      defaults.canary_row);
+  if (!merged.ok()) {
+    std::cerr << "error: " << merged.status().message() << "; nothing written, " << plan.out
+              << " is as it was\n";
+    return absl::IsInvalidArgument(merged.status()) ? 2 : 1;
   }
-  if (g_parent_signal != 0) {
-    remove_parts();
-    restore_signals();
-    std::cerr << "interrupted; " << plan.out << " is as it was\n";
-    signal(g_parent_signal, SIG_DFL);
-    raise(g_parent_signal);
-    return 128 + g_parent_signal;
-  }
-  const MachineSample after = SampleMachine();
-  restore_signals();
-
-  nlohmann::json doc = MergeProcesses(docs);
+  nlohmann::json& doc = *merged;
   nlohmann::json& context = doc["context"];
-  // The run's record is the whole run's: from before the first process to
-  // after the last, every process (and what it reaped) counted as the bench's.
-  for (const auto& [key, value] : DescribeRun(before, after)) context[key] = value;
-  context["run.voluntary_switches"] = absl::StrCat(voluntary);
-  context["run.involuntary_switches"] = absl::StrCat(involuntary);
   context["run.lock"] = plan.lock_story;
-  context["run.processes"] = absl::StrJoin(process_runs, "; ");
-  context["spawnlab.processes"] = absl::StrCat(plan.processes);
   context["spawnlab.repetitions_per_process"] = absl::StrCat(plan.per_process);
   context["spawnlab.run_kind"] = plan.run_kind;
-  context.erase("spawnlab.process");
   if (plan.in_rounds) context["spawnlab.rounds"] = absl::StrCat(plan.processes * plan.per_process);
-  RecordNoise(doc, defaults.canary_row);
-  const std::string tmp = absl::StrCat(plan.out, ".tmp-", getpid());
-  if (absl::Status s = WriteFile(tmp, doc.dump(2) + "\n"); !s.ok()) {
-    unlink(tmp.c_str());
-    remove_parts();
+  if (absl::Status s = WriteResultsFile(plan.out, doc); !s.ok()) {
     std::cerr << "error: " << s.message() << "; " << plan.out << " is as it was\n";
     return 1;
   }
-  if (rename(tmp.c_str(), plan.out.c_str()) != 0) {
-    std::cerr << "error: rename " << tmp << " to " << plan.out << ": " << strerror(errno) << "\n";
-    unlink(tmp.c_str());
-    remove_parts();
-    return 1;
-  }
-  remove_parts();
   const RowCounts counts = CountRows(doc);
   PrintSummary(doc, defaults, std::cout);
   std::cout << "\nrun: " << context["run.seconds"].get<std::string>() << " s in "
@@ -445,7 +324,7 @@ int RunInProcesses(const ProcessPlan& plan, const BenchDefaults& defaults) {
             << "\nresults: " << plan.out << " (" << plan.run_kind << " run: " << counts.measured
             << " rows measured, " << counts.skipped << " skipped, " << counts.failed
             << " failed)" << std::endl;
-  if (counts.failed > 0 || a_process_failed) {
+  if (counts.failed > 0 || context.value("run.a_process_failed", "") == "yes") {
     std::cerr << "error: " << counts.failed << " row(s) failed; see error_message in the JSON\n";
     return 1;
   }

@@ -59,11 +59,14 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
-#include "lib/bench_results.h"  // kSkippedPrefix
+#include "lib/bench_processes.h"  // RunProcesses
+#include "lib/bench_results.h"    // kSkippedPrefix
 #include "lib/clock.h"          // MonotonicNanos
 #include "lib/runfiles.h"       // RunfileOrExit, for registration functions
+#include "nlohmann/json.hpp"
 
 namespace spawnlab {
 

@@ -51,6 +51,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -73,9 +74,12 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "lib/bench_lock.h"
+#include "lib/bench_processes.h"
 #include "lib/bench_results.h"
 #include "lib/environment.h"
 #include "lib/run_record.h"
@@ -394,8 +398,10 @@ const char kCanaryRow[] = "crosscheck/way:lat_proc/op:vfork-exec/parent:minimal"
 
 int Usage() {
   fprintf(stderr,
-          "usage: crosscheck [--quick] [--out=PATH] [--minimal_child=PATH] "
-          "[--c_child=PATH] [--lock=wait|fail|none] [--list_rows]\n");
+          "usage: crosscheck [--quick] [--out=PATH] [--processes=N] [--rounds=N] "
+          "[--minimal_child=PATH] [--c_child=PATH] [--lock=wait|fail|none] [--list_rows]\n"
+          "  --processes=N  fresh processes, one after another (default 9; 1 with --quick)\n"
+          "  --rounds=N     rounds in each process (default 4; 2 with --quick)\n");
   return 2;
 }
 
@@ -416,10 +422,23 @@ void ListRows() {
 int main(int argc, char** argv) {
   bool quick = false;
   std::string out, lock_mode = "wait", child, c_child;
+  int processes = 0, rounds_per_process = 0, worker = 0, workers = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") {
       quick = true;
+    } else if (a.rfind("--processes=", 0) == 0) {
+      if (!absl::SimpleAtoi(a.substr(12), &processes) || processes < 1) return Usage();
+    } else if (a.rfind("--rounds=", 0) == 0) {
+      if (!absl::SimpleAtoi(a.substr(9), &rounds_per_process) || rounds_per_process < 1) {
+        return Usage();
+      }
+    } else if (a.rfind("--spawnlab_worker=", 0) == 0) {  // process K of N (RunProcesses)
+      std::vector<std::string> kn = absl::StrSplit(a.substr(18), '/');
+      if (kn.size() != 2 || !absl::SimpleAtoi(kn[0], &worker) ||
+          !absl::SimpleAtoi(kn[1], &workers) || worker < 1 || worker > workers) {
+        return Usage();
+      }
     } else if (a == "--list_rows") {
       ListRows();
       return 0;
@@ -485,6 +504,74 @@ int main(int argc, char** argv) {
         lock->waited_for().empty() ? "acquired at once" : "waited for " + lock->waited_for();
   }
 
+  // A full run is made of several processes (lib/bench_processes.h): the
+  // 1 GiB parent's fork time differs from process to process by more than
+  // within one, and the rounds' ratios vary enough that 11 rounds in one
+  // process moved the key ratios 4% between two runs.
+  if (processes == 0) processes = quick || worker > 0 ? 1 : 9;
+  if (rounds_per_process == 0) rounds_per_process = quick ? 2 : 4;
+  if (processes > 1) {
+    std::vector<std::string> args(argv, argv + argc);
+    args = spawnlab::WithoutFlags(
+        args, {"--processes", "--rounds", "--out", "--lock", "--spawnlab_worker"});
+    fprintf(stderr, "crosscheck: %d processes, one after another, each %d rounds; results: %s\n",
+            processes, rounds_per_process, out.c_str());
+    absl::StatusOr<nlohmann::json> merged = spawnlab::RunProcesses(
+        args, processes, out,
+        [&](int k, const std::string& part) {
+          return std::vector<std::string>{
+              absl::StrCat("--spawnlab_worker=", k, "/", processes), "--processes=1",
+              absl::StrCat("--rounds=", rounds_per_process), "--lock=none", "--out=" + part};
+        },
+        kCanaryRow);
+    if (!merged.ok()) {
+      fprintf(stderr, "crosscheck: %s; nothing written, %s is as it was\n",
+              std::string(merged.status().message()).c_str(), out.c_str());
+      return 1;
+    }
+    nlohmann::json& doc = *merged;
+    // spawnbench's minimum is over every spawn, not over the rounds'
+    // averages: the fastest of each round's fastest spawn (fastest_us).
+    for (nlohmann::json& row : doc["benchmarks"]) {
+      if (row.value("run_type", "") == "aggregate" && row.value("aggregate_name", "") == "min" &&
+          row.contains("fastest_us") && row["fastest_us"].is_number()) {
+        row["real_time"] = row["fastest_us"];
+      }
+    }
+    // The merged rows, as a run of one process prints them.
+    std::map<std::string, std::string> shown;
+    std::vector<std::string> names;
+    for (const nlohmann::json& row : doc["benchmarks"]) {
+      if (row.value("run_type", "") != "aggregate") continue;
+      const std::string agg = row.value("aggregate_name", "");
+      if (agg != "min" && agg != "median" && agg != "mean") continue;
+      const std::string name = row.value("run_name", "");
+      if (!shown.count(name)) names.push_back(name);
+      shown[name] += absl::StrFormat(" %s %9.1f us", agg, row.value("real_time", 0.0));
+    }
+    for (const std::string& name : names) {
+      fprintf(stderr, "%-58s%s\n", name.c_str(), shown[name].c_str());
+    }
+    nlohmann::json& context = doc["context"];
+    context["run.lock"] = lock_story;
+    context["spawnlab.rounds"] = std::to_string(processes * rounds_per_process);
+    context["spawnlab.rounds_per_process"] = std::to_string(rounds_per_process);
+    if (absl::Status s = spawnlab::WriteResultsFile(out, doc); !s.ok()) {
+      fprintf(stderr, "crosscheck: %s; %s is as it was\n", std::string(s.message()).c_str(),
+              out.c_str());
+      return 1;
+    }
+    fprintf(stderr, "run: %s s in %d processes, noisy: %s\nresults: %s\n",
+            context["run.seconds"].get<std::string>().c_str(), processes,
+            context["run.noisy"].get<std::string>().c_str(), out.c_str());
+    return context.value("run.a_process_failed", "") == "yes" ? 1 : 0;
+  }
+  if (worker > 0) {
+    // Nothing outlives the run: a parent that dies takes this process along.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() == 1) return 1;
+  }
+
   // Pinned to the last allowed CPU, as the bench is (lib/pin.h).
   int pinned = -1;
   cpu_set_t allowed, one;
@@ -508,13 +595,13 @@ int main(int argc, char** argv) {
   c_child_argv[0] = c_child.data();
   c_child_argv[1] = const_cast<char*>("-");
   c_child_argv[2] = nullptr;
-  const int rounds = quick ? 2 : 11;
+  const int rounds = rounds_per_process;
   const int lat_n = quick ? 3 : 40;        // per lat_proc repetition
   const int sb_n = quick ? 3 : 40;         // spawnbench spawns per round: 440 in all
   const int64_t mappings = OwnMappings();  // before the ballast
 
   const spawnlab::MachineSample before = spawnlab::SampleMachine();
-  std::mt19937 shuffle(12345);
+  std::mt19937 shuffle(12345 + 1000 * worker);  // each process its own orders
   nlohmann::json rows = nlohmann::json::array();
   // Google Benchmark's layout: one row per repetition, then the aggregates.
   std::map<std::string, std::vector<double>> adjacent;  // by parent: each turn's ballast
@@ -560,6 +647,7 @@ int main(int argc, char** argv) {
                       {"cpu_time", 0.0},
                       {"time_unit", "us"}});
     }
+    if (worker > 0) return;  // the parent prints the merged rows
     fprintf(stderr, "%-58s", name.c_str());
     for (const auto& [agg, value] : aggregates) fprintf(stderr, " %s %9.1f us", agg.c_str(), value);
     fprintf(stderr, "\n");
@@ -618,7 +706,11 @@ int main(int argc, char** argv) {
       }
       if (ballast != nullptr) munmap(ballast, parent->ballast);
     }
-    fprintf(stderr, "round %d of %d done\n", r + 1, rounds);
+    if (worker > 0) {
+      fprintf(stderr, "process %d/%d: round %d of %d done\n", worker, workers, r + 1, rounds);
+    } else {
+      fprintf(stderr, "round %d of %d done\n", r + 1, rounds);
+    }
   }
   for (const Parent& parent : kParents) {
     for (const Op& op : kOps) {
@@ -655,6 +747,7 @@ int main(int argc, char** argv) {
       "independent of lib/spawn and Google Benchmark: lat_proc and spawnbench loops in a "
       "static single-threaded parent";
   context["spawnlab.rounds"] = std::to_string(rounds);
+  if (worker > 0) context["spawnlab.process"] = absl::StrCat(worker, "/", workers);
   context["spawnlab.child_environment"] = "empty";
   // As every bench records them (lib/bench.h): the key ratios' baselines, for
   // //analysis:compare --self_check (each op over vfork-exec, each parent over
@@ -674,6 +767,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  if (worker > 0) return 0;
   fprintf(stderr, "run: %s s, noisy: %s\nresults: %s\n",
           context["run.seconds"].get<std::string>().c_str(),
           doc["context"]["run.noisy"].get<std::string>().c_str(), out.c_str());

@@ -64,6 +64,37 @@ for b in reps:
 PY
 grep -q '"repetition_index"' "$out" || { echo "no repetitions written" >&2; exit 1; }
 grep -q '"run.end"' "$out" || { echo "no run record" >&2; exit 1; }
+# A run made of two processes of one round each: the same rows, each
+# repetition naming its process, spawnbench's minimum still over every spawn,
+# and nothing left beside the results.
+out2="$TEST_TMPDIR/processes/crosscheck.json"
+timeout 120 "$1" --quick --processes=2 --rounds=1 --minimal_child="$2" --c_child="$3" \
+  --out="$out2" --lock=none
+python3 - "$out2" "$TEST_TMPDIR/promised" <<'PY'
+import json, os, sys
+doc = json.load(open(sys.argv[1]), parse_constant=lambda c: sys.exit("bare " + c))
+written = {b["run_name"] for b in doc["benchmarks"]}
+if written != set(open(sys.argv[2]).read().split()):
+    sys.exit("a run of two processes wrote other rows")
+if doc["context"].get("spawnlab.processes") != "2" or doc["context"].get("spawnlab.rounds") != "2":
+    sys.exit("processes/rounds: %r/%r" % (doc["context"].get("spawnlab.processes"),
+                                          doc["context"].get("spawnlab.rounds")))
+reps = [b for b in doc["benchmarks"] if b["run_type"] == "iteration"]
+for name in written:
+    got = [b["spawnlab_process"] for b in sorted((b for b in reps if b["run_name"] == name),
+                                                 key=lambda b: b["repetition_index"])]
+    if got != [1, 2]:
+        sys.exit("%s: processes %r" % (name, got))
+for a in doc["benchmarks"]:
+    if a["run_type"] == "aggregate" and a["aggregate_name"] == "min" and "way:spawnbench" in a["name"]:
+        fastest = min(b["fastest_us"] for b in reps if b["run_name"] == a["run_name"])
+        if a["real_time"] != fastest:
+            sys.exit("%s: min %r, fastest spawn %r" % (a["run_name"], a["real_time"], fastest))
+left = os.listdir(os.path.dirname(sys.argv[1]))
+if left != ["crosscheck.json"]:
+    sys.exit("left beside the results: %r" % left)
+PY
+if "$1" --processes=0 2>/dev/null; then echo "--processes=0 was accepted" >&2; exit 1; fi
 if "$1" --bogus 2>/dev/null; then echo "a bad flag was accepted" >&2; exit 1; fi
 if "$1" --c_child=/nonexistent --out="$TEST_TMPDIR/x.json" 2>/dev/null; then
   echo "a missing child was accepted" >&2; exit 1
