@@ -66,7 +66,7 @@ ABSL_FLAG(std::string, lock_file, "",
 ABSL_FLAG(int, processes, 0,
           "Measure in this many fresh processes, one after another, each with its share of the "
           "repetitions (rounds), merged into one results file: the process is the sample unit "
-          "of //analysis:compare. 0: the bench's default (9 for most; 1 with --quick).");
+          "of //analysis:compare. 0: the bench's default (10; 1 with --quick).");
 ABSL_FLAG(std::string, spawnlab_worker, "",
           "Internal: K/N, this is process K of N of a run made by its parent (--processes).");
 

@@ -184,15 +184,15 @@ struct BenchDefaults {
   // repetitions (rounds), merged into one results file whose iteration rows
   // name their process (bench_results.h: kProcessField). Two processes of
   // the same binary differ by more than the repetitions inside one show (how
-  // the kernel laid out and backed this process's memory, its page-cache
-  // and ASLR luck): on this project's VM, two single-process runs of
-  // identical code came out 2-4% apart on rows whose 25 repetitions each had
-  // a cv under 1%, which the U test on repetitions calls different at
-  // p < 0.001. Nine processes make the process the sample unit
-  // //analysis:compare can test (9 a side, as compare.py asks of repetitions),
-  // and the medians a median over nine of them. --processes=N sets it; a
-  // --quick run is one process.
-  int processes = 9;
+  // the kernel laid out and backed this process's memory, its page cache
+  // and ASLR): on this project's VM, two single-process runs of identical
+  // code came out 2-4% apart on rows whose 25 repetitions each had a cv
+  // under 1%, which the U test on repetitions calls different at p < 0.001.
+  // With several processes //analysis:compare tests the processes' medians
+  // instead. Ten: compare.py's nine a side, and one more so that the U
+  // test's smallest p (0.0002) lets a lone row among clone3's 241 reach
+  // q < 0.05. --processes=N sets it; a --quick run is one process.
+  int processes = 10;
 };
 
 // Runs a bench; see the top of this file. `register_benchmarks` is called after

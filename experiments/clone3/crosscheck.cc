@@ -400,8 +400,8 @@ int Usage() {
   fprintf(stderr,
           "usage: crosscheck [--quick] [--out=PATH] [--processes=N] [--rounds=N] "
           "[--minimal_child=PATH] [--c_child=PATH] [--lock=wait|fail|none] [--list_rows]\n"
-          "  --processes=N  fresh processes, one after another (default 9; 1 with --quick)\n"
-          "  --rounds=N     rounds in each process (default 4; 2 with --quick)\n");
+          "  --processes=N  fresh processes, one after another (default 10; 1 with --quick)\n"
+          "  --rounds=N     rounds in each process (default 3; 2 with --quick)\n");
   return 2;
 }
 
@@ -506,10 +506,11 @@ int main(int argc, char** argv) {
 
   // A full run is made of several processes (lib/bench_processes.h): the
   // 1 GiB parent's fork time differs from process to process by more than
-  // within one, and the rounds' ratios vary enough that 11 rounds in one
-  // process moved the key ratios 4% between two runs.
-  if (processes == 0) processes = quick || worker > 0 ? 1 : 9;
-  if (rounds_per_process == 0) rounds_per_process = quick ? 2 : 4;
+  // within one, and a round's key ratio varies by ~11% (IQR/median), so that
+  // 11 rounds in one process moved the key ratios 4% between two runs; 30
+  // rounds over 10 processes should bring that near 2%.
+  if (processes == 0) processes = quick || worker > 0 ? 1 : 10;
+  if (rounds_per_process == 0) rounds_per_process = quick ? 2 : 3;
   if (processes > 1) {
     std::vector<std::string> args(argv, argv + argc);
     args = spawnlab::WithoutFlags(
