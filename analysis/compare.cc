@@ -255,7 +255,9 @@ RatioComparison CompareRatios(const nlohmann::json& old_doc, const nlohmann::jso
   for (const spawnlab::PairedRatio& o : spawnlab::PairedRatios(old_doc, by)) {
     auto it = new_ratios.find(o.row);
     if (it == new_ratios.end() || !(o.median > 0)) continue;
-    RatioChange r{o.row, o.baseline, o.median, it->second.median, it->second.median / o.median - 1};
+    const spawnlab::PairedRatio& n = it->second;
+    RatioChange r{o.row, o.baseline, o.median, n.median, n.median / o.median - 1,
+                  o.low, o.high, n.low, n.high};
     abs_changes.push_back(std::fabs(r.change));
     c.over_5pct += std::fabs(r.change) > 0.05;
     c.over_10pct += std::fabs(r.change) > 0.10;
@@ -326,16 +328,25 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
     RatioComparison rc = CompareRatios(old_doc, new_doc, b);
     r.ratios += static_cast<int>(rc.rows.size());
     r.ratios_over_10pct += rc.over_10pct;
-    for (const RatioChange& change : rc.rows) ratio_changes.push_back(std::fabs(change.change));
+    for (const RatioChange& change : rc.rows) {
+      ratio_changes.push_back(std::fabs(change.change));
+      if (std::fabs(change.change) > 0.10) r.ratios_moved.push_back(change);
+    }
   }
   if (!ratio_changes.empty()) r.median_ratio_change = spawnlab::Median(ratio_changes);
   // The U test on every row in both runs: how many it could test, how many
   // it calls different (q < 0.05 over those), how many have p < 0.05 alone,
   // and the median change.
   int by_process = 0;
-  auto count = [&by_process](const Comparison& c, int* tested, int* different, int* below_p05,
-                             double* median_change) {
+  auto count = [&by_process, &r](const Comparison& c, int* tested, int* different,
+                                 int* below_p05, double* median_change) {
     const Calls calls = CountCalls(c);
+    // The last comparison counted is the judged one (over the canary, where
+    // there is one): its rows called different are what missed.
+    r.rows_called_different.clear();
+    for (const CompareRow& row : c.rows) {
+      if (row.Tested() && row.Different()) r.rows_called_different.push_back(row);
+    }
     by_process = calls.by_process;
     *tested = calls.tested;
     *different = calls.different;
@@ -439,6 +450,32 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
                                            "now: run again at a quieter moment, or believe only "
                                            "what both runs say.",
                          "\n");
+  // Name what missed, or what came near, so the reader knows which figures
+  // the verdict is about.
+  if (!r.ratios_moved.empty()) {
+    absl::StrAppend(&r.table, "\nKey ratios that moved more than 10% (old, new; each run's ~95% "
+                              "interval for its median ratio):\n\n");
+    for (const RatioChange& c : r.ratios_moved) {
+      const bool overlap = c.old_low <= c.new_high && c.new_low <= c.old_high;
+      absl::StrAppend(
+          &r.table, "- `", c.row, "` over `", c.baseline, "`: ",
+          absl::StrFormat("%.4g [%.4g, %.4g] and %.4g [%.4g, %.4g], %+.1f%%", c.old_ratio,
+                          c.old_low, c.old_high, c.new_ratio, c.new_low, c.new_high,
+                          c.change * 100),
+          overlap ? " (the intervals overlap: the ratio's spread within each run covers the move)"
+                  : "",
+          "\n");
+    }
+  }
+  if (!r.rows_called_different.empty()) {
+    absl::StrAppend(&r.table, "\nRows the U test calls different (", judged_on, "):\n\n");
+    for (const CompareRow& row : r.rows_called_different) {
+      absl::StrAppend(&r.table, "- `", row.name, "`: ",
+                      absl::StrFormat("%+.2f%%, p = %.2g, q = %.2g", row.change * 100,
+                                      row.p_value, row.q_value),
+                      "\n");
+    }
+  }
   return r;
 }
 

@@ -84,6 +84,9 @@ std::string ContextDifferences(const ResultsFile& old_file, const ResultsFile& n
 struct RatioChange {
   std::string row, baseline;
   double old_ratio, new_ratio, change;  // change: new / old - 1
+  // Each run's ~95% interval for its median ratio (PairedRatio::low, high):
+  // where they overlap, the ratio's spread within a run covers the change.
+  double old_low = 0, old_high = 0, new_low = 0, new_high = 0;
 };
 struct RatioComparison {
   std::vector<RatioChange> rows;  // in both runs
@@ -120,6 +123,11 @@ struct Reproducibility {
   int repetition_rows_tested = -1, repetition_rows_different = -1;
   bool noisy = false;  // either run marked noisy
   bool meets_targets = false;
+  // What the targets are judged on and missed: the key ratios that moved more
+  // than 10%, and the rows the judged U test called different. The table
+  // names them under its verdict, so a miss says where to look.
+  std::vector<RatioChange> ratios_moved;
+  std::vector<CompareRow> rows_called_different;
   std::string table;
 };
 Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsFile& new_file,

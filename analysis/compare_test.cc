@@ -214,6 +214,11 @@ TEST(SelfCheck, OneChanceRowOfTwentyIsNotCalledDifferent) {
   r = Check(TwentyRows(0, 0), TwentyRows(5, 5));
   EXPECT_EQ(r.rows_different, 2);
   EXPECT_FALSE(r.meets_targets) << r.table;
+  // The miss names its rows.
+  ASSERT_EQ(r.rows_called_different.size(), 2u);
+  EXPECT_THAT(r.table, HasSubstr("Rows the U test calls different (raw times):\n\n- "
+                                 "`s/method:vfork/p:0`: +"));
+  EXPECT_THAT(r.table, HasSubstr("- `s/method:vfork/p:1`: +"));
 }
 
 TEST(SelfCheck, DriftMovesRowsButNotRatios) {
@@ -231,6 +236,18 @@ TEST(SelfCheck, ARatioThatMovesMissesTheTargetUnlessARunIsNoisy) {
   Reproducibility r = Check(TwoRows(1, 1), TwoRows(1, 1.15));
   EXPECT_EQ(r.ratios_over_10pct, 1);
   EXPECT_FALSE(r.meets_targets);
+  // The miss names the ratio, with each run's interval; here every round
+  // gives the same ratio, so the intervals are points and do not overlap.
+  ASSERT_EQ(r.ratios_moved.size(), 1u);
+  EXPECT_THAT(r.table, HasSubstr("Key ratios that moved more than 10%"));
+  EXPECT_THAT(r.table, HasSubstr("- `s/method:fork/p:a` over `s/method:vfork/p:a`: 3 [3, 3] and "
+                                 "3.45 [3.45, 3.45], +15.0%\n"));
+  EXPECT_THAT(r.table, Not(HasSubstr("intervals overlap")));
+  // A reproducible pair names nothing.
+  Reproducibility same = Check(TwoRows(1, 1), TwoRows(1, 1));
+  EXPECT_TRUE(same.ratios_moved.empty());
+  EXPECT_TRUE(same.rows_called_different.empty());
+  EXPECT_THAT(same.table, Not(HasSubstr("moved more than 10% (")));
   // Marked noisy, a ratio may move more than 10%, but the median change
   // (here that same 15%) must still be within 2%: still not reproducible.
   Reproducibility noisy = Check(TwoRows(1, 1), TwoRows(1, 1.15, /*noisy=*/true));
