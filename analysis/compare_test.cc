@@ -232,6 +232,70 @@ TEST(SelfCheck, DriftMovesRowsButNotRatios) {
   EXPECT_THAT(r.table, HasSubstr("2 of 2 (100.0%)"));
 }
 
+// A pair of a memory-bound row and its baseline, and a small row with its
+// own: the memory-bound ratio moves by `memory_factor` between the runs.
+nlohmann::json MemoryRows(double memory_factor, double small_factor, const char* memory_noisy) {
+  nlohmann::json doc = {{"context",
+                         {{"spawnlab.ratio_baseline", "method:vfork"},
+                          {"run.noisy", "no"},
+                          {"spawnlab.memory_canary.rows", "parent:1g-touched"},
+                          {"spawnlab.memory_canary.spread_pct", "40.00"},
+                          {"run.memory_noisy", memory_noisy}}},
+                        {"benchmarks", nlohmann::json::array()}};
+  for (int k = 0; k < 9; ++k) {
+    const double wobble = 1 + 0.01 * (k % 3);
+    doc["benchmarks"].push_back(Rep("s/method:vfork/parent:1g-touched", k, 10 * wobble));
+    doc["benchmarks"].push_back(
+        Rep("s/method:fork/parent:1g-touched", k, 3000 * wobble * memory_factor));
+    doc["benchmarks"].push_back(Rep("s/method:vfork/parent:minimal", k, 10 * wobble));
+    doc["benchmarks"].push_back(Rep("s/method:fork/parent:minimal", k, 20 * wobble * small_factor));
+  }
+  return doc;
+}
+
+// A memory-bound row's ratio may move more than 10% when its run's memory
+// canary marked those rows noisy; any other ratio may not.
+TEST(SelfCheck, MemoryBoundRatiosMayMoveWhenTheMemoryCanaryMarkedThemNoisy) {
+  // The median change over the two ratios is 15%/2 = 7.5%: over the 2% target
+  // whatever the canary says; so test with three small rows that hold still.
+  auto with_still_rows = [](nlohmann::json doc) {
+    for (int row = 0; row < 3; ++row) {
+      for (int k = 0; k < 9; ++k) {
+        const double wobble = 1 + 0.01 * (k % 3);
+        doc["benchmarks"].push_back(
+            Rep(absl::StrCat("s/method:vfork/parent:p", row), k, 10 * wobble));
+        doc["benchmarks"].push_back(
+            Rep(absl::StrCat("s/method:fork/parent:p", row), k, 15 * wobble));
+      }
+    }
+    return doc;
+  };
+  Reproducibility r = Check(with_still_rows(MemoryRows(1, 1, "yes: spread")),
+                            with_still_rows(MemoryRows(1.15, 1, "no")));
+  EXPECT_EQ(r.ratios_over_10pct, 1);
+  EXPECT_EQ(r.ratios_over_10pct_memory_bound, 1);
+  EXPECT_TRUE(r.memory_noisy);
+  EXPECT_TRUE(r.meets_targets) << r.table;
+  EXPECT_THAT(r.table, HasSubstr("| 1 of 5 (1 of memory-bound rows, in a pair whose memory canary "
+                                 "marked them noisy) | none unless noisy |"));
+  EXPECT_THAT(r.table, HasSubstr("; memory-bound: the memory canary spread 40.00% and 40.00%"));
+  EXPECT_THAT(r.table, HasSubstr("| either run's memory-bound rows (parent:1g-touched) marked "
+                                 "noisy by its memory canary | yes |"));
+  // The memory-bound row itself, 15% slower, is called different, and excused
+  // alike.
+  EXPECT_THAT(r.table, HasSubstr("| 1 of 10 (10.0%) (1 of memory-bound rows, in a pair whose "
+                                 "memory canary marked them noisy) | ≤ 5% |"));
+  // The memory canary quiet in both: the move counts.
+  r = Check(with_still_rows(MemoryRows(1, 1, "no")), with_still_rows(MemoryRows(1.15, 1, "no")));
+  EXPECT_FALSE(r.meets_targets) << r.table;
+  EXPECT_THAT(r.table, HasSubstr("in a pair whose memory canary was quiet"));
+  // Memory noisy, but the ratio that moved is a small row's: it counts.
+  r = Check(with_still_rows(MemoryRows(1, 1, "yes: spread")),
+            with_still_rows(MemoryRows(1, 1.15, "no")));
+  EXPECT_EQ(r.ratios_over_10pct_memory_bound, 0);
+  EXPECT_FALSE(r.meets_targets) << r.table;
+}
+
 TEST(SelfCheck, ARatioThatMovesMissesTheTargetUnlessARunIsNoisy) {
   Reproducibility r = Check(TwoRows(1, 1), TwoRows(1, 1.15));
   EXPECT_EQ(r.ratios_over_10pct, 1);

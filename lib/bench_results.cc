@@ -197,6 +197,108 @@ void RecordNoise(nlohmann::json& doc, const std::string& canary_row) {
       NoisyVerdict(number("run.other_cpu_cores"), number("run.steal_pct"), drift, spread);
 }
 
+bool NameHasSegment(absl::string_view name, const std::vector<std::string>& segments) {
+  for (absl::string_view part : absl::StrSplit(name, '/')) {
+    for (const std::string& segment : segments) {
+      if (part == segment) return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+// Ranks 1..n of `v`, ties given the average of the ranks they span.
+std::vector<double> Ranks(const std::vector<double>& v) {
+  std::vector<size_t> order(v.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&v](size_t a, size_t b) { return v[a] < v[b]; });
+  std::vector<double> rank(v.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    for (size_t k = i; k <= j; ++k) rank[order[k]] = (i + j) / 2.0 + 1;
+    i = j + 1;
+  }
+  return rank;
+}
+
+}  // namespace
+
+double RankCorrelation(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size() || a.size() < 3) return std::nan("");
+  const std::vector<double> ra = Ranks(a), rb = Ranks(b);
+  const double n = static_cast<double>(a.size());
+  const double mean = (n + 1) / 2;
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < ra.size(); ++i) {
+    sab += (ra[i] - mean) * (rb[i] - mean);
+    saa += (ra[i] - mean) * (ra[i] - mean);
+    sbb += (rb[i] - mean) * (rb[i] - mean);
+  }
+  if (saa == 0 || sbb == 0) return std::nan("");
+  return sab / std::sqrt(saa * sbb);
+}
+
+void RecordMemoryNoise(nlohmann::json& doc, const std::vector<std::string>& memory_rows) {
+  nlohmann::json& context = doc["context"];
+  const std::string row(kMemoryCanaryRow);
+  context["spawnlab.memory_canary.row"] = row;
+  context["spawnlab.memory_canary.rows"] = absl::StrJoin(memory_rows, ",");
+  const std::map<std::string, std::vector<double>> times = RepetitionTimes(doc);
+  auto canary = times.find(row);
+  const double spread = CanarySpreadPct(doc, row);
+  const double drift = CanaryDriftPct(doc, row);
+  if (canary == times.end() || spread < 0) {
+    const std::string why = canary == times.end()
+                                ? "unknown: the memory canary did not run (a filter left it out?)"
+                                : "unknown: fewer than 4 rounds";
+    context["spawnlab.memory_canary.spread_pct"] = why;
+    context["spawnlab.memory_canary.drift_pct"] = why;
+    context["spawnlab.memory_canary.rank_correlation"] = why;
+    context["run.memory_noisy"] = why;
+    return;
+  }
+  context["spawnlab.memory_canary.spread_pct"] = absl::StrFormat("%.2f", spread);
+  context["spawnlab.memory_canary.drift_pct"] = absl::StrFormat("%.2f", drift);
+  std::vector<std::string> series;
+  for (double t : canary->second) series.push_back(absl::StrFormat("%.4g", t));
+  context["spawnlab.memory_canary.series"] = absl::StrJoin(series, " ");
+  // How closely each row followed the canary from round to round: the
+  // memory-bound rows, and the others as a control (a burst that slows the
+  // whole machine moves every row with the canary).
+  std::vector<double> bound, other;
+  for (const auto& [name, reps] : times) {
+    if (name == row || absl::StartsWith(name, "harness/")) continue;
+    const size_t n = std::min(reps.size(), canary->second.size());
+    std::vector<double> a, b;
+    for (size_t k = 0; k < n; ++k) {
+      if (std::isfinite(reps[k]) && reps[k] > 0 && std::isfinite(canary->second[k])) {
+        a.push_back(reps[k]);
+        b.push_back(canary->second[k]);
+      }
+    }
+    const double rho = RankCorrelation(a, b);
+    if (std::isnan(rho)) continue;
+    (NameHasSegment(name, memory_rows) ? bound : other).push_back(rho);
+  }
+  auto describe = [](const char* what, std::vector<double> v) {
+    if (v.empty()) return absl::StrCat(what, ": none measured");
+    std::sort(v.begin(), v.end());
+    return absl::StrFormat("%s: median %.2f over %d rows (%.2f to %.2f)", what, Median(v),
+                           static_cast<int>(v.size()), v.front(), v.back());
+  };
+  context["spawnlab.memory_canary.rank_correlation"] =
+      absl::StrCat(describe("memory-bound rows", bound), "; ", describe("other rows", other));
+  context["run.memory_noisy"] =
+      spread > kNoisyCanarySpreadPct
+          ? absl::StrFormat("yes: the memory canary's slowest quarter of rounds ran %.1f%% above "
+                            "its fastest (threshold %.1f%%); rows with %s follow the host's "
+                            "shared cache and memory bandwidth",
+                            spread, kNoisyCanarySpreadPct, absl::StrJoin(memory_rows, " or "))
+          : "no";
+}
+
 namespace {
 
 struct Moments {
