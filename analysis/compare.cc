@@ -313,17 +313,6 @@ int ChanceBound(int n) {
   return 0;
 }
 
-namespace {
-
-// A run's memory canary spread, for a sentence: "38.20%" or "not measured".
-std::string SpreadOf(const ResultsFile& f) {
-  auto it = f.context.find("spawnlab.memory_canary.spread_pct");
-  if (it == f.context.end() || absl::StartsWith(it->second, "unknown")) return "not measured";
-  return absl::StrCat(it->second, "%");
-}
-
-}  // namespace
-
 Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsFile& new_file,
                                      const nlohmann::json& old_doc, const nlohmann::json& new_doc,
                                      std::optional<spawnlab::RatioBaseline> by) {
@@ -396,34 +385,11 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
     return it != f.context.end() && absl::StartsWith(it->second, "yes");
   };
   r.noisy = noisy(old_file) || noisy(new_file);
-  auto memory_noisy = [](const ResultsFile& f) {
-    auto it = f.context.find("run.memory_noisy");
-    return it != f.context.end() && absl::StartsWith(it->second, "yes");
-  };
-  r.memory_noisy = memory_noisy(old_file) || memory_noisy(new_file);
-  std::vector<std::string> memory_rows;
-  if (auto it = old_file.context.find("spawnlab.memory_canary.rows");
-      it != old_file.context.end()) {
-    memory_rows = absl::StrSplit(it->second, ',', absl::SkipEmpty());
-  }
-  auto memory_bound = [&memory_rows](const RatioChange& c) {
-    return spawnlab::NameHasSegment(c.row, memory_rows) &&
-           spawnlab::NameHasSegment(c.baseline, memory_rows);
-  };
-  for (const RatioChange& c : r.ratios_moved) r.ratios_over_10pct_memory_bound += memory_bound(c);
-  const int ratios_over_10pct_judged =
-      r.ratios_over_10pct - (r.memory_noisy ? r.ratios_over_10pct_memory_bound : 0);
-  const bool ratios_ok = r.ratios == 0 || (r.median_ratio_change <= 0.02 &&
-                                           (ratios_over_10pct_judged == 0 || r.noisy));
+  const bool ratios_ok =
+      r.ratios == 0 || (r.median_ratio_change <= 0.02 && (r.ratios_over_10pct == 0 || r.noisy));
   const bool by_canary = r.canary_rows_tested > 0;
-  int rows_different_memory_bound = 0;
-  for (const CompareRow& row : r.rows_called_different) {
-    rows_different_memory_bound += spawnlab::NameHasSegment(row.name, memory_rows);
-  }
-  const int excused = r.memory_noisy ? rows_different_memory_bound : 0;
-  const bool rows_ok =
-      by_canary ? r.canary_rows_different - excused <= 0.05 * r.canary_rows_tested
-                : r.rows_tested > 0 && r.rows_different - excused <= 0.05 * r.rows_tested;
+  const bool rows_ok = by_canary ? r.canary_rows_different <= 0.05 * r.canary_rows_tested
+                                 : r.rows_tested > 0 && r.rows_different <= 0.05 * r.rows_tested;
   r.meets_targets = ratios_ok && rows_ok;
   auto pct = [](double x) {
     return std::isnan(x) ? std::string("—") : absl::StrFormat("%.1f%%", x * 100);
@@ -437,13 +403,7 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
     absl::StrAppend(&t, "| median change of the ", r.ratios, " key ratios (", over,
                     ", paired within rounds) | ", pct(r.median_ratio_change), " | ≤ 2% |\n",
                     "| key ratios that moved more than 10% | ", r.ratios_over_10pct, " of ",
-                    r.ratios,
-                    r.ratios_over_10pct_memory_bound > 0
-                        ? absl::StrCat(" (", r.ratios_over_10pct_memory_bound,
-                                       " of memory-bound rows, in a pair whose memory canary ",
-                                       r.memory_noisy ? "marked them noisy" : "was quiet", ")")
-                        : std::string(),
-                    " | none unless noisy |\n");
+                    r.ratios, " | none unless noisy |\n");
   } else {
     absl::StrAppend(&t, "| key ratios | none declared (no ratio baseline) | — |\n");
   }
@@ -461,11 +421,6 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
   absl::StrAppend(&t, "| rows the U test calls different at a 5% false discovery rate (",
                   judged_on, ") | ", by_canary ? of(r.canary_rows_different, r.canary_rows_tested)
                                                : of(r.rows_different, r.rows_tested),
-                  rows_different_memory_bound > 0
-                      ? absl::StrCat(" (", rows_different_memory_bound,
-                                     " of memory-bound rows, in a pair whose memory canary ",
-                                     r.memory_noisy ? "marked them noisy" : "was quiet", ")")
-                      : std::string(),
                   " | ≤ 5% |\n");
   if (judged > 0) {
     absl::StrAppend(&t, "| for scale: rows with p < 0.05 on their own (", judged_on,
@@ -489,11 +444,6 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
   }
   absl::StrAppend(&t, "| median change of the rows' medians (raw) | ", pct(r.median_row_change),
                   " | — |\n", "| either run marked noisy | ", r.noisy ? "yes" : "no", " | — |\n");
-  if (!memory_rows.empty()) {
-    absl::StrAppend(&t, "| either run's memory-bound rows (", absl::StrJoin(memory_rows, ", "),
-                    ") marked noisy by its memory canary | ", r.memory_noisy ? "yes" : "no",
-                    " | — |\n");
-  }
   r.table = absl::StrCat(t, "\n",
                          r.meets_targets ? "Reproducible: the two runs agree within the targets."
                                          : "Not reproducible within the targets on this machine "
@@ -514,9 +464,6 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
                           c.change * 100),
           overlap ? " (the intervals overlap: the ratio's spread within each run covers the move)"
                   : "",
-          memory_bound(c) ? absl::StrCat("; memory-bound: the memory canary spread ",
-                                         SpreadOf(old_file), " and ", SpreadOf(new_file))
-                          : std::string(),
           "\n");
     }
   }

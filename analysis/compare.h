@@ -122,13 +122,6 @@ struct Reproducibility {
   bool by_process = false;
   int repetition_rows_tested = -1, repetition_rows_different = -1;
   bool noisy = false;  // either run marked noisy
-  // Either run's memory canary marked its memory-bound rows noisy
-  // (lib/bench_results.h: RecordMemoryNoise): those rows' key ratios may move
-  // more than 10%, and be called different, as every row may in a noisy run
-  // (the rows-different target counts the others); how many of the ratios
-  // over 10% are theirs.
-  bool memory_noisy = false;
-  int ratios_over_10pct_memory_bound = 0;
   bool meets_targets = false;
   // What the targets are judged on and missed: the key ratios that moved more
   // than 10%, and the rows the judged U test called different. The table

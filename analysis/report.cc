@@ -80,23 +80,8 @@ std::string RunConditions(const ResultsFile& f) {
                       "% above its fastest |\n");
     }
   }
-  if (Ctx(f, "spawnlab.memory_canary.row") != "—") {
-    const std::string spread = Ctx(f, "spawnlab.memory_canary.spread_pct");
-    absl::StrAppend(
-        &out, "| memory canary | `", Ctx(f, "spawnlab.memory_canary.row"), "`: ",
-        absl::StartsWith(spread, "unknown")
-            ? spread
-            : absl::StrCat("its slowest quarter of rounds ", spread, "% above its fastest"),
-        " |\n", "| how closely rows followed it over rounds (Spearman) | ",
-        Ctx(f, "spawnlab.memory_canary.rank_correlation"), " |\n");
-  }
   absl::StrAppend(&out, "| noisy | ", Ctx(f, "run.noisy"),
-                  " (thresholds: README, \"Noisy runs\") |\n");
-  if (Ctx(f, "run.memory_noisy") != "—") {
-    absl::StrAppend(&out, "| memory-bound rows (", Ctx(f, "spawnlab.memory_canary.rows"),
-                    ") noisy | ", Ctx(f, "run.memory_noisy"), " |\n");
-  }
-  absl::StrAppend(&out, "\n");
+                  " (thresholds: README, \"Noisy runs\") |\n\n");
   return out;
 }
 
@@ -1032,14 +1017,7 @@ std::string ReproducibilityIndex(const std::vector<const ResultsFile*>& files,
     absl::StrAppend(
         &rows, "| [", Cell(f->experiment()), "](", Cell(f->experiment()), ".md) | ",
         Cell(f->kernel()), " | ", r->ratios > 0 ? pct(r->median_ratio_change) : "—", " | ",
-        r->ratios > 0
-            ? absl::StrCat(r->ratios_over_10pct, " of ", r->ratios,
-                           r->memory_noisy && r->ratios_over_10pct_memory_bound > 0
-                               ? absl::StrCat(" (", r->ratios_over_10pct_memory_bound,
-                                              " memory-bound, memory canary noisy)")
-                               : std::string())
-            : "—",
-        " | ",
+        r->ratios > 0 ? absl::StrCat(r->ratios_over_10pct, " of ", r->ratios) : "—", " | ",
         by_canary ? absl::StrCat(r->canary_rows_different, " of ", r->canary_rows_tested) : "—",
         " | ",
         by_canary ? absl::StrCat(r->canary_rows_below_p05, " of ", r->canary_rows_tested)

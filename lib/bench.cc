@@ -286,16 +286,6 @@ struct ProcessPlan {
   bool in_rounds = false;
 };
 
-// The memory canary's verdict for the run's last line, where it measured
-// one (BenchDefaults::memory_rows).
-std::string MemoryNote(const nlohmann::json& context) {
-  if (!context.contains("run.memory_noisy")) return "";
-  return absl::StrCat("\nmemory-bound rows (", context.value("spawnlab.memory_canary.rows", ""),
-                      "), noisy: ", context.value("run.memory_noisy", ""),
-                      "\nhow closely rows followed the memory canary over rounds (Spearman): ",
-                      context.value("spawnlab.memory_canary.rank_correlation", ""));
-}
-
 int RunInProcesses(const ProcessPlan& plan, const BenchDefaults& defaults) {
   std::cout << plan.experiment << ": " << plan.processes << " processes, one after another, each "
             << plan.per_process << (plan.in_rounds ? " rounds" : " repetitions of every row")
@@ -318,7 +308,6 @@ int RunInProcesses(const ProcessPlan& plan, const BenchDefaults& defaults) {
     return absl::IsInvalidArgument(merged.status()) ? 2 : 1;
   }
   nlohmann::json& doc = *merged;
-  if (!defaults.memory_rows.empty()) RecordMemoryNoise(doc, defaults.memory_rows);
   nlohmann::json& context = doc["context"];
   context["run.lock"] = plan.lock_story;
   context["spawnlab.repetitions_per_process"] = absl::StrCat(plan.per_process);
@@ -332,7 +321,7 @@ int RunInProcesses(const ProcessPlan& plan, const BenchDefaults& defaults) {
   PrintSummary(doc, defaults, std::cout);
   std::cout << "\nrun: " << context["run.seconds"].get<std::string>() << " s in "
             << plan.processes << " processes, noisy: " << context["run.noisy"].get<std::string>()
-            << MemoryNote(context) << "\nresults: " << plan.out << " (" << plan.run_kind << " run: " << counts.measured
+            << "\nresults: " << plan.out << " (" << plan.run_kind << " run: " << counts.measured
             << " rows measured, " << counts.skipped << " skipped, " << counts.failed
             << " failed)" << std::endl;
   if (counts.failed > 0 || context.value("run.a_process_failed", "") == "yes") {
@@ -761,7 +750,6 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   for (const auto& [key, value] : DescribeRun(before, after)) context[key] = value;
   context["run.lock"] = lock_story;
   RecordNoise(doc, bench_defaults.canary_row);
-  if (!bench_defaults.memory_rows.empty()) RecordMemoryNoise(doc, bench_defaults.memory_rows);
   if (absl::Status s = WriteFile(tmp, doc.dump(2) + "\n"); !s.ok()) {
     unlink(tmp.c_str());
     std::cerr << "error: " << s.message() << "; " << out << " is as it was\n";
@@ -777,8 +765,7 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   if (worker > 0) return counts.failed > 0 ? 1 : 0;
   if (!own_display) PrintSummary(doc, bench_defaults, say);
   say << "\nrun: " << context["run.seconds"].get<std::string>()
-      << " s, noisy: " << context["run.noisy"].get<std::string>() << MemoryNote(context)
-      << "\nresults: " << out << " ("
+      << " s, noisy: " << context["run.noisy"].get<std::string>() << "\nresults: " << out << " ("
       << run_kind << " run: " << counts.measured << " rows measured, " << counts.skipped
       << " skipped, " << counts.failed << " failed)" << std::endl;
   if (counts.failed > 0) {

@@ -176,12 +176,6 @@ struct BenchDefaults {
   // show how far the machine drifted during the run; recorded in the context
   // as spawnlab.canary.* and part of run.noisy. Empty: none.
   std::string canary_row;
-  // The rows that work on more memory than the caches hold, by a segment of
-  // their names ("parent:1g-touched"): where given, the bench measures the
-  // memory canary (memory_canary.h: MemoryCanaryRow) in every round, and the
-  // run records its spread, how closely these rows followed it, and
-  // run.memory_noisy (bench_results.h: RecordMemoryNoise). Empty: none.
-  std::vector<std::string> memory_rows;
   // Called after the last row, before the run's conditions are read: stop
   // helper processes here, so that their CPU time is counted as the bench's.
   std::function<void()> after_run;

@@ -77,31 +77,6 @@ double CanarySpreadPct(const nlohmann::json& doc, const std::string& canary_row)
 // run.noisy. Every bench (bench.h) and the clone3 cross-check record it so.
 void RecordNoise(nlohmann::json& doc, const std::string& canary_row);
 
-// The memory canary's row (memory_canary.h): 2^20 reads at random offsets of
-// 16 MiB, a fixed operation whose time follows the share of the host's
-// shared cache and memory bandwidth that its other tenants leave.
-inline constexpr absl::string_view kMemoryCanaryRow = "harness/op:memory-canary/bytes:16m";
-
-// Writes into doc["context"] what a run says of its memory system, for a
-// bench whose rows named by `memory_rows` (dimension:value segments, e.g.
-// "parent:1g-touched": a row is memory-bound if its name holds one) work on
-// more memory than the caches hold: spawnlab.memory_canary.row, .rows,
-// .spread_pct and .drift_pct (as the drift canary's), .series, and
-// .rank_correlation, how closely the memory-bound rows followed the canary
-// from round to round (Spearman's rho, repetition k against the canary's k)
-// beside the other rows as a control; and run.memory_noisy, "no", or "yes:
-// ..." when the canary's spread passes kNoisyCanarySpreadPct: the
-// memory-bound rows' figures then carry the host's contention.
-void RecordMemoryNoise(nlohmann::json& doc, const std::vector<std::string>& memory_rows);
-
-// Spearman's rank correlation of two equally long series (average ranks for
-// ties); NaN with fewer than 3 pairs or a constant series.
-double RankCorrelation(const std::vector<double>& a, const std::vector<double>& b);
-
-// Whether a row's canonical name holds one of `segments` ("dim:value") as a
-// whole segment.
-bool NameHasSegment(absl::string_view name, const std::vector<std::string>& segments);
-
 double Median(std::vector<double> v);
 
 // A run made in rounds (bench.h: BenchDefaults::rounds; each row registered

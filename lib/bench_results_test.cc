@@ -142,66 +142,6 @@ TEST(BenchResults, RecordNoiseWritesTheCanaryAndTheVerdict) {
   EXPECT_EQ(none["context"]["run.noisy"], "no");
 }
 
-TEST(BenchResults, RankCorrelation) {
-  EXPECT_NEAR(RankCorrelation({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0, 1e-12);
-  EXPECT_NEAR(RankCorrelation({1, 2, 3, 4}, {40, 30, 20, 10}), -1.0, 1e-12);
-  // Monotone but not linear: ranks only.
-  EXPECT_NEAR(RankCorrelation({1, 2, 3, 4, 5}, {1, 4, 9, 16, 1000}), 1.0, 1e-12);
-  // Ties take their average rank: {1, 2.5, 2.5, 4} against {1, 2, 3, 4}.
-  EXPECT_NEAR(RankCorrelation({1, 5, 5, 9}, {1, 2, 3, 4}), 0.9486832980505138, 1e-12);
-  EXPECT_TRUE(std::isnan(RankCorrelation({1, 2}, {1, 2})));        // too few
-  EXPECT_TRUE(std::isnan(RankCorrelation({1, 1, 1}, {1, 2, 3})));  // constant
-  EXPECT_TRUE(std::isnan(RankCorrelation({1, 2, 3}, {1, 2})));     // unequal
-}
-
-TEST(BenchResults, NameHasSegmentMatchesWholeSegments) {
-  const std::vector<std::string> memory = {"parent:1g-touched", "parent:4g-touched"};
-  EXPECT_TRUE(NameHasSegment("spawn/method:fork/parent:1g-touched/until:exit", memory));
-  EXPECT_TRUE(NameHasSegment("spawn/parent:4g-touched", memory));
-  EXPECT_FALSE(NameHasSegment("spawn/method:fork/parent:1g/until:exit", memory));
-  EXPECT_FALSE(NameHasSegment("spawn/method:fork/parent:1g-touched-x", memory));
-  EXPECT_FALSE(NameHasSegment("spawn/parent:1g-touched", {}));
-}
-
-TEST(BenchResults, RecordMemoryNoiseSaysWhichRowsFollowTheMemoryCanary) {
-  const std::string canary(kMemoryCanaryRow);
-  std::vector<nlohmann::json> rows;
-  // The canary slow in rounds 2, 5 and 7 (spread 40%); the memory-bound row
-  // slow in the same rounds, the other row not.
-  const double m[] = {100, 101, 140, 102, 103, 145, 104, 150, 100};
-  const double other[] = {50, 52, 51, 50, 53, 50, 52, 51, 50};
-  for (int k = 0; k < 9; ++k) {
-    rows.push_back(Rep(canary, k, m[k]));
-    rows.push_back(Rep("s/method:fork/parent:1g-touched", k, 10 * m[k]));
-    rows.push_back(Rep("s/method:fork/parent:minimal", k, other[k]));
-  }
-  nlohmann::json doc = Doc(rows);
-  RecordMemoryNoise(doc, {"parent:1g-touched"});
-  const nlohmann::json& c = doc["context"];
-  EXPECT_EQ(c["spawnlab.memory_canary.row"], canary);
-  EXPECT_EQ(c["spawnlab.memory_canary.rows"], "parent:1g-touched");
-  EXPECT_EQ(c["spawnlab.memory_canary.spread_pct"], "40.00");
-  EXPECT_THAT(c["spawnlab.memory_canary.rank_correlation"].get<std::string>(),
-              HasSubstr("memory-bound rows: median 1.00 over 1 rows (1.00 to 1.00); other rows: "
-                        "median "));
-  EXPECT_THAT(c["run.memory_noisy"].get<std::string>(),
-              HasSubstr("yes: the memory canary's slowest quarter of rounds ran 40.0% above its "
-                        "fastest (threshold 15.0%); rows with parent:1g-touched follow"));
-  // Quiet memory: "no".
-  std::vector<nlohmann::json> quiet;
-  for (int k = 0; k < 9; ++k) quiet.push_back(Rep(canary, k, 100 + k));
-  nlohmann::json q = Doc(quiet);
-  RecordMemoryNoise(q, {"parent:1g-touched"});
-  EXPECT_EQ(q["context"]["run.memory_noisy"], "no");
-  EXPECT_THAT(q["context"]["spawnlab.memory_canary.rank_correlation"].get<std::string>(),
-              HasSubstr("memory-bound rows: none measured"));
-  // A filter that left the canary out: said so, never "no".
-  nlohmann::json missing = Doc({Rep("s/method:fork/parent:1g-touched", 0, 1)});
-  RecordMemoryNoise(missing, {"parent:1g-touched"});
-  EXPECT_THAT(missing["context"]["run.memory_noisy"].get<std::string>(),
-              HasSubstr("unknown: the memory canary did not run"));
-}
-
 TEST(BenchResults, MergeRoundsMakesRepetitionsAndAggregatesInTheNaturalOrder) {
   // Two rounds, rows in a different order in each; one row skipped.
   nlohmann::json b1 = Rep("s/op:b", 0, 30);

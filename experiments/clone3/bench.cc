@@ -19,10 +19,7 @@
 //      exit:  from the same instant to the child reaped (lmbench's lat_proc).
 // and harness/op:empty (two clock reads: the harness's cost inside an interval)
 // and harness/op:spawner-roundtrip (one request to the minimal parent and its
-// answer: the protocol's cost, which is outside every measured interval), and
-// harness/op:memory-canary/bytes:16m (lib/memory_canary.h: what the host's
-// other tenants leave of its cache and memory bandwidth, which the 1 and 4 GiB
-// parents' forks follow; run.memory_noisy).
+// answer: the protocol's cost, which is outside every measured interval).
 //
 // Every row's timing loop runs inside its parent; the bench only asks and
 // reads the answers. Every child is exec'd with an empty environment, as
@@ -52,7 +49,6 @@
 #include "absl/strings/str_cat.h"
 #include "lib/ballast.h"
 #include "lib/bench_spawn.h"
-#include "lib/memory_canary.h"
 #include "lib/probes.h"
 #include "lib/spawn.h"
 #include "lib/spawner/driver.h"
@@ -232,10 +228,6 @@ void Register(const BenchOptions& options) {
       }
     }
   }
-  // The memory canary among the spawn rows (lib/memory_canary.h): the 1 and
-  // 4 GiB parents' forks work on tens of MiB, and follow what the host's other
-  // tenants leave of its cache and memory bandwidth.
-  rows.push_back(MemoryCanaryRow());
   std::map<std::string, benchmark::internal::Benchmark*> registered =
       RegisterRound(options, std::move(rows));
   // The cross-check sets the fastest of 440 spawns per op beside the bench's
@@ -265,7 +257,6 @@ int main(int argc, char** argv) {
   defaults.min_time = 0.01;
   defaults.ratio_baselines = {{"method", "vfork"}};
   defaults.canary_row = "spawn/method:vfork/child:minimal/parent:minimal/until:exit";
-  defaults.memory_rows = {"parent:1g-touched", "parent:4g-touched"};
   // The spawners' CPU time is the bench's: stop them before the run's record.
   defaults.after_run = [] { spawnlab::LiveParents().clear(); };
   return spawnlab::BenchMain(argc, argv, "clone3", spawnlab::Register, defaults);
