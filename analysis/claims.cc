@@ -240,6 +240,48 @@ std::string TooFew(const std::vector<double>& a, const std::vector<double>& b) {
                       "differences, nor p < 0.05 with 3 a side)");
 }
 
+// What a verdict's U test and interval rest on. Where both rows were measured
+// in several processes (lib/bench.h: --processes), each process's median:
+// repetitions inside one process share its luck (memory layout, page cache),
+// so an interval from them is narrower than two runs of the same code bear
+// out, as //analysis:compare found (compare.h). Else, and where either row
+// has fewer than kMinRepetitions processes, the repetitions, and the verdict
+// says so.
+struct TestSamples {
+  std::vector<double> a, b;
+  bool by_process = false;
+  int few_processes = 0;  // the processes there were, where too few to use
+};
+TestSamples ForTest(const Series& x, const Series& y, absl::string_view metric) {
+  TestSamples t;
+  t.a = x.ProcessSamples(metric);
+  t.b = y.ProcessSamples(metric);
+  t.by_process = t.a.size() >= kMinRepetitions && t.b.size() >= kMinRepetitions;
+  if (!t.by_process) {
+    if (!t.a.empty() && !t.b.empty()) {
+      t.few_processes = static_cast<int>(std::min(t.a.size(), t.b.size()));
+    }
+    t.a = x.Samples(metric);
+    t.b = y.Samples(metric);
+  }
+  return t;
+}
+
+// ", n = 20 / 20" of repetitions, or with the processes the test used:
+// ", n = 20 / 20 repetitions in 10 / 10 processes".
+std::string SampleCount(const std::vector<double>& a, const std::vector<double>& b,
+                        const TestSamples& t) {
+  return t.by_process ? absl::StrCat(", n = ", a.size(), " / ", b.size(), " repetitions in ",
+                                     t.a.size(), " / ", t.b.size(),
+                                     " processes (each process's median a sample)")
+                      : absl::StrCat(", n = ", a.size(), " / ", b.size(),
+                                     t.few_processes > 0
+                                         ? absl::StrCat(" repetitions from ", t.few_processes,
+                                                        " processes, too few to be the samples: "
+                                                        "the interval is narrower than it should be")
+                                         : std::string());
+}
+
 // Makes `v` pending with the reason, and says so, when two samples are too
 // few to decide anything.
 // Pending when either side has no repetitions of `metric` (an aggregate row
@@ -259,12 +301,6 @@ bool PendingIfTooFew(const std::vector<double>& a, const std::vector<double>& b,
   v->word = "pending";
   v->reason = std::move(few);
   return true;
-}
-
-// The U test's p-value on two rows' times; NaN if either has no repetitions.
-double TimeP(const Series& a, const Series& b) {
-  return a.samples_ns.empty() || b.samples_ns.empty() ? std::numeric_limits<double>::quiet_NaN()
-                                                      : MannWhitneyU(a.samples_ns, b.samples_ns);
 }
 
 // Where an interval [lo, hi] of an effect (a log-ratio, or a difference in
@@ -356,11 +392,12 @@ Verdict EvaluateRatio(const nlohmann::json& r, const ResultsFile& file) {
   const double measured = Median(a) / Median(b);
   auto show = [&](double x) { return of_time ? FormatNanos(x) : Count(x); };
   const bool exact = Constant(a) && Constant(b);
-  const double p = exact ? std::numeric_limits<double>::quiet_NaN() : MannWhitneyU(a, b);
+  const TestSamples t = ForTest(*num, *den, metric);
+  const double p = exact ? std::numeric_limits<double>::quiet_NaN() : MannWhitneyU(t.a, t.b);
   v.measured = absl::StrCat(Ratio(measured), " (", show(Median(a)), " / ", show(Median(b)),
                             of_time ? ", medians" : absl::StrCat(", ", metric.substr(8)),
                             exact ? ", exact" : "", std::isnan(p) ? "" : ", U test ", FormatP(p),
-                            ", n = ", a.size(), " / ", b.size(), ")");
+                            SampleCount(a, b, t), ")");
   if (!of_time) {
     // A count's ratio hides its scale: 30 / 15 and 2 / 1 are both 2x. Say the
     // difference too, and the claim's where it gives both figures.
@@ -375,8 +412,8 @@ Verdict EvaluateRatio(const nlohmann::json& r, const ResultsFile& file) {
                       ")");
     }
   }
-  if (PendingIfTooFew(a, b, &v)) return v;
-  const Interval ci = exact ? Interval{measured, measured, measured} : RatioInterval(a, b);
+  if (PendingIfTooFew(t.a, t.b, &v)) return v;
+  const Interval ci = exact ? Interval{measured, measured, measured} : RatioInterval(t.a, t.b);
   if (!exact) absl::StrAppend(&v.measured, "; 95% interval ", Ratio(ci.low), "–", Ratio(ci.high));
   const auto [bl, bh] = LogBand(claimed, tolerance);
   const int sign = claimed > 1 ? 1 : claimed < 1 ? -1 : 0;
@@ -487,13 +524,14 @@ Verdict EvaluateDirection(const nlohmann::json& r, const ResultsFile& file) {
       "`", slow->name, "` / `", fast->name, "` (claimed ",
       of_time ? "slower / faster" : absl::StrCat("larger / smaller ", metric.substr(8)), ")");
   const double ratio = Median(a) / Median(b);
-  const double p = MannWhitneyU(a, b);
+  const TestSamples t = ForTest(*slow, *fast, metric);
+  const double p = MannWhitneyU(t.a, t.b);
   auto show = [&](double x) { return of_time ? FormatNanos(x) : absl::StrFormat("%.3g", x); };
   v.measured = absl::StrCat(show(Median(a)), " / ", show(Median(b)), " = ", Ratio(ratio),
                             std::isnan(p) ? "" : absl::StrCat(", U test ", FormatP(p)),
-                            ", n = ", a.size(), " / ", b.size());
-  if (PendingIfTooFew(a, b, &v)) return v;
-  const Interval ci = RatioInterval(a, b);
+                            SampleCount(a, b, t));
+  if (PendingIfTooFew(t.a, t.b, &v)) return v;
+  const Interval ci = RatioInterval(t.a, t.b);
   absl::StrAppend(&v.measured, "; 95% interval ", Ratio(ci.low), "–", Ratio(ci.high));
   // No figure was claimed: any difference the right way reproduces it; none
   // larger than `negligible` (5% unless the rule says) either way contradicts.
@@ -533,13 +571,15 @@ Verdict EvaluateDifference(const nlohmann::json& r, const ResultsFile& file) {
   auto signed_ns = [](double x) {
     return absl::StrCat(x < 0 ? "-" : "", FormatNanos(std::fabs(x)));
   };
-  const double p = TimeP(*a, *b);
+  const TestSamples t = ForTest(*a, *b, "time");
+  const double p = t.a.empty() || t.b.empty() ? std::numeric_limits<double>::quiet_NaN()
+                                              : MannWhitneyU(t.a, t.b);
   v.measured =
       absl::StrCat(signed_ns(diff), " (", FormatNanos(a->Median()), " − ", FormatNanos(b->Median()),
                    std::isnan(p) ? "" : absl::StrCat(", U test ", FormatP(p)),
-                   ", n = ", a->samples_ns.size(), " / ", b->samples_ns.size(), ")");
-  if (PendingIfTooFew(a->samples_ns, b->samples_ns, &v)) return v;
-  const Interval ci = ShiftInterval(a->samples_ns, b->samples_ns);
+                   SampleCount(a->samples_ns, b->samples_ns, t), ")");
+  if (PendingIfTooFew(t.a, t.b, &v)) return v;
+  const Interval ci = ShiftInterval(t.a, t.b);
   absl::StrAppend(&v.measured, "; 95% interval ", signed_ns(ci.low), " to ", signed_ns(ci.high));
   const Judged j = Judge(ci.low, ci.high, claimed / factor, claimed * factor, 1, signed_ns);
   v.word = j.word;

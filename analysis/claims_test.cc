@@ -4,6 +4,7 @@
 
 #include "analysis/claims.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -312,6 +313,50 @@ TEST(Rules, TheIntervalIsAtNinetyFivePercent) {
   EXPECT_EQ(no.word, "inconclusive") << no.measured;
   Verdict yes = Evaluate(c, {Synthetic({{"a/op:slow", shifted(strong)}, {"a/op:fast", base}})})[0];
   EXPECT_EQ(yes.word, "reproduced") << yes.measured;
+}
+
+// Rows measured in `processes` processes of `per` repetitions each: process
+// k's repetitions sit at base * (1 + 0.02 k), a hair apart within it.
+ResultsFile InProcesses(int processes, int per) {
+  ResultsFile f = Synthetic({{"a/op:slow", {}}, {"a/op:fast", {}}});
+  for (int k = 0; k < processes; ++k) {
+    for (int r = 0; r < per; ++r) {
+      const double luck = 1 + 0.02 * ((k * 7) % processes);  // a process's own level
+      f.series[0].samples_ns.push_back(200 * luck + 0.01 * r);
+      f.series[0].processes.push_back(k + 1);
+      f.series[1].samples_ns.push_back(100 + 0.01 * r);
+      f.series[1].processes.push_back(k + 1);
+    }
+  }
+  return f;
+}
+
+// A run made of several processes is judged on each process's median, whose
+// spread is the processes' luck; repetitions within a process share it, and
+// an interval from them claims more than two runs would bear out.
+TEST(Rules, SeveralProcessesAreJudgedOnTheirMedians) {
+  ResultsFile by_process = InProcesses(10, 3);
+  ResultsFile by_repetition = by_process;
+  for (Series& s : by_repetition.series) s.processes.clear();
+  const Verdict p = Evaluate(RatioClaim(2.2), {by_process})[0];
+  const Verdict r = Evaluate(RatioClaim(2.2), {by_repetition})[0];
+  EXPECT_THAT(p.measured, HasSubstr("n = 30 / 30 repetitions in 10 / 10 processes (each "
+                                    "process's median a sample)"));
+  EXPECT_THAT(r.measured, HasSubstr("n = 30 / 30)"));
+  // The interval's width, as printed: "95% interval LOWx–HIGHx".
+  auto width = [](const std::string& measured) {
+    const size_t at = measured.find("95% interval ");
+    double low = 0, high = 0;
+    EXPECT_EQ(std::sscanf(measured.c_str() + at, "95%% interval %lfx–%lfx", &low, &high), 2)
+        << measured;
+    return high - low;
+  };
+  EXPECT_GT(width(p.measured), width(r.measured)) << p.measured << "\n" << r.measured;
+  // Three processes are too few to be the samples: the repetitions are, and
+  // the verdict says what that costs.
+  const Verdict few = Evaluate(RatioClaim(2.2), {InProcesses(3, 9)})[0];
+  EXPECT_THAT(few.measured, HasSubstr("repetitions from 3 processes, too few to be the samples"));
+  EXPECT_NE(few.word, "pending") << few.reason;
 }
 
 TEST(Rules, SkippedRowsGiveSkippedWithTheReason) {

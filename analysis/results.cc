@@ -86,6 +86,17 @@ std::vector<double> Series::Samples(absl::string_view metric) const {
   return it == counters.end() ? std::vector<double>{} : it->second;
 }
 
+std::vector<double> Series::ProcessSamples(absl::string_view metric) const {
+  const std::vector<double> values = Samples(metric);
+  if (values.size() != processes.size()) return {};
+  std::map<int, std::vector<double>> by_process;
+  for (size_t k = 0; k < values.size(); ++k) by_process[processes[k]].push_back(values[k]);
+  if (by_process.size() < 2) return {};
+  std::vector<double> medians;
+  for (const auto& [process, samples] : by_process) medians.push_back(analysis::Median(samples));
+  return medians;
+}
+
 std::string ResultsFile::experiment() const {
   auto it = context.find("spawnlab.experiment");
   if (it != context.end()) return it->second;

@@ -60,6 +60,10 @@ struct Series {
   double Metric(absl::string_view metric) const;
   // The same metric's value per repetition (empty if it has none).
   std::vector<double> Samples(absl::string_view metric) const;
+  // Each process's median of Samples(metric), in process order, as
+  // ProcessMedians is of the time: empty when the repetitions come from one
+  // process, or the metric's values do not line up with them.
+  std::vector<double> ProcessSamples(absl::string_view metric) const;
 };
 
 struct ResultsFile {
