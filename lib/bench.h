@@ -155,8 +155,10 @@ struct BenchDefaults {
   double quick_min_time = 0.001;
   // Shuffle the repetitions of all rows (--benchmark_enable_random_interleaving),
   // so that a slow phase of a shared machine, or the first rows of a run
-  // being slower, is spread over every row instead of biasing some. Not for
-  // benches whose rows share costly setup (the clone3 bench's ballast).
+  // being slower, is spread over every row instead of biasing some. It
+  // shuffles all repetitions of all rows together, so repetition k of two
+  // rows ran at unrelated moments and a ratio or a canary "paired" by k is
+  // not: every bench of this project runs in rounds instead (below).
   bool random_interleaving = false;
   // Rounds instead of Google Benchmark's repetitions (0: repetitions): the
   // bench's Register is called once per round and registers every row, each

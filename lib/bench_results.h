@@ -2,10 +2,12 @@
 // once the run is over: which rows measured, were skipped or failed, each
 // row's repetitions, the key ratios paired by round, and the drift canary.
 //
-// Rows whose repetitions ran interleaved (--benchmark_enable_random_interleaving)
-// ran repetition k of every row in the same round k, minutes apart from round
+// A bench that runs in rounds (bench.h: BenchDefaults::rounds) ran repetition
+// k of every row in the same round k, seconds or minutes apart from round
 // k+1; a ratio taken within a round (PairedRatios) cancels the machine's drift
-// between rounds, where a ratio of two medians does not.
+// between rounds, where a ratio of two medians does not. (Google Benchmark's
+// random interleaving shuffles all repetitions of all rows together: its
+// repetition k of two rows ran at unrelated moments, and pairs nothing.)
 //
 // Example:
 //

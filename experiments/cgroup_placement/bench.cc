@@ -24,6 +24,8 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "lib/bench_spawn.h"
@@ -69,8 +71,9 @@ void BM_Place(benchmark::State& state, SpawnMethod method, Placement placement, 
   TimeSpawns(state, *spawner, method, /*until_start=*/false, options);
 }
 
-void Register(const BenchOptions& options) {
-  const std::string child = RunfileOrExit("lib/children/minimal_child");
+// The cgroup every placement row moves its children into, and what the run
+// says of it; cgroup_error where it cannot be made (rows then skip).
+void MakeCgroup() {
   absl::StatusOr<ScopedCgroup> made = ScopedCgroup::Create("spawnlab-cgroup_placement");
   if (made.ok()) {
     cgroup = std::make_unique<ScopedCgroup>(*std::move(made));
@@ -87,6 +90,13 @@ void Register(const BenchOptions& options) {
     benchmark::AddCustomContext("cgroup_placement.cgroup",
                                 absl::StrCat("none: ", cgroup_error.message()));
   }
+}
+
+// Called once per round (BenchDefaults::rounds): the cgroup is made in the
+// first, and every round registers every row once, in its shuffled order.
+void Register(const BenchOptions& options) {
+  const std::string child = RunfileOrExit("lib/children/minimal_child");
+  if (options.round == 0) MakeCgroup();
   const struct {
     SpawnMethod method;
     Placement placement;
@@ -95,14 +105,15 @@ void Register(const BenchOptions& options) {
       {SpawnMethod::kVfork, Placement::kNone},  {SpawnMethod::kVfork, Placement::kChildWritesProcs},
       {SpawnMethod::kClone3, Placement::kNone}, {SpawnMethod::kClone3, Placement::kCloneIntoCgroup},
   };
+  std::vector<RoundRow> round;
   for (const auto& r : rows) {
-    Configure(benchmark::RegisterBenchmark(
-                  absl::StrCat("spawn/method:", SpawnMethodName(r.method),
-                               "/placement:", PlacementName(r.placement), "/until:exit")
-                      .c_str(),
-                  BM_Place, r.method, r.placement, child),
-              options);
+    round.push_back({absl::StrCat("spawn/method:", SpawnMethodName(r.method),
+                                  "/placement:", PlacementName(r.placement), "/until:exit"),
+                     [r, child](benchmark::State& state) {
+                       BM_Place(state, r.method, r.placement, child);
+                     }});
   }
+  RegisterRound(options, std::move(round));
 }
 
 }  // namespace
@@ -110,9 +121,11 @@ void Register(const BenchOptions& options) {
 
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
-  // Every row's set-up is cheap and the cgroup is shared: shuffle them.
-  defaults.random_interleaving = true;
-  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  // In rounds: each measures every row once, in a shuffled order, so that a
+  // row's repetition k and its baseline's ran in the same round (README,
+  // "Reproducibility").
+  defaults.rounds = 25;
+  // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "spawn/method:vfork/placement:none/until:exit";
   // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
   defaults.ratio_baselines = {{"placement", "none"}};

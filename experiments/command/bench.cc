@@ -27,6 +27,8 @@
 #include <stdlib.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
@@ -148,14 +150,19 @@ void BM_Build(benchmark::State& state) {
   }
 }
 
+// Called once per round (BenchDefaults::rounds): every round registers
+// every row once, in its shuffled order.
 void Register(const BenchOptions& options) {
   child_path = absl::GetFlag(FLAGS_minimal_child);
   if (child_path.empty()) child_path = RunfileOrExit("lib/children/minimal_child");
-  benchmark::AddCustomContext("command.spawn_method",
-                              std::string(SpawnMethodName(CommandSpawnMethod())));
+  if (options.round == 0) {
+    benchmark::AddCustomContext("command.spawn_method",
+                                std::string(SpawnMethodName(CommandSpawnMethod())));
+  }
   const std::string c = "/child:minimal";
-  auto add = [&](const std::string& name, auto fn, auto... args) {
-    return Configure(benchmark::RegisterBenchmark(name.c_str(), fn, args...), options);
+  std::vector<RoundRow> rows;
+  auto add = [&rows](const std::string& name, auto fn, auto... args) {
+    rows.push_back({name, [fn, args...](benchmark::State& state) { fn(state, args...); }});
   };
   add("command/api:command" + c + "/op:run", BM_CommandRun, false);
   add("command/api:spawn" + c + "/op:run", BM_SpawnPath);
@@ -169,8 +176,8 @@ void Register(const BenchOptions& options) {
   add("command/api:posix_spawn" + c + "/op:start", BM_StartOrWait, false, true);
   add("command/api:posix_spawn" + c + "/op:wait", BM_StartOrWait, false, false);
   add("command/api:command" + c + "/op:run-capture", BM_CommandRun, true);
-  Configure(benchmark::RegisterBenchmark("command/api:command/op:build", BM_Build), options,
-            Clock::kLibrary);
+  rows.push_back({"command/api:command/op:build", BM_Build, Clock::kLibrary});
+  RegisterRound(options, std::move(rows));
 }
 
 }  // namespace
@@ -178,8 +185,11 @@ void Register(const BenchOptions& options) {
 
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
-  defaults.random_interleaving = true;  // no per-row setup to repeat
-  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  // In rounds: each measures every row once, in a shuffled order, so that a
+  // row's repetition k and its baseline's ran in the same round (README,
+  // "Reproducibility").
+  defaults.rounds = 25;
+  // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "command/api:vfork/child:minimal/op:run";
   // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
   defaults.ratio_baselines = {{"api", "vfork"}};

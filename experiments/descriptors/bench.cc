@@ -47,6 +47,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -262,48 +263,44 @@ void BM_Inherit(benchmark::State& state, SpawnMethod method, bool cloexec, std::
   if (spawns > 0) state.counters["inherited"] = static_cast<double>(arrived) / spawns;
 }
 
+// Called once per round (BenchDefaults::rounds): every round registers
+// every row once, in its shuffled order.
 void Register(const BenchOptions& options) {
   const std::string child = RunfileOrExit("lib/children/minimal_child");
+  std::vector<RoundRow> rows;
+  auto add = [&rows](std::string name, auto fn, auto... args) {
+    rows.push_back(
+        {std::move(name), [fn, args...](benchmark::State& state) { fn(state, args...); }});
+  };
   for (SpawnMethod method :
        {SpawnMethod::kFork, SpawnMethod::kVfork, SpawnMethod::kClone3, SpawnMethod::kPosixSpawn}) {
     for (int fds : {10, 1000, 10000, 50000}) {
-      Configure(benchmark::RegisterBenchmark(absl::StrCat("spawn/method:", SpawnMethodName(method),
-                                                          "/fds:", fds, "/until:exit")
-                                                 .c_str(),
-                                             BM_Spawn, method, fds, child),
-                options);
+      add(absl::StrCat("spawn/method:", SpawnMethodName(method), "/fds:", fds, "/until:exit"),
+          BM_Spawn, method, fds, child);
     }
   }
   for (bool close_others : {false, true}) {
     for (int fds : {10, 1000, 10000, 50000}) {
-      Configure(benchmark::RegisterBenchmark(
-                    absl::StrCat("command/close-others:", close_others ? "yes" : "no", "/fds:", fds,
-                                 "/until:exit")
-                        .c_str(),
-                    BM_Command, close_others, fds, child),
-                options);
+      add(absl::StrCat("command/close-others:", close_others ? "yes" : "no", "/fds:", fds,
+                       "/until:exit"),
+          BM_Command, close_others, fds, child);
     }
   }
   for (SpawnMethod method : {SpawnMethod::kFork, SpawnMethod::kVfork, SpawnMethod::kClone,
                              SpawnMethod::kClone3, SpawnMethod::kPosixSpawn}) {
     for (bool cloexec : {false, true}) {
-      Configure(benchmark::RegisterBenchmark(
-                    absl::StrCat("inherit/method:", SpawnMethodName(method),
-                                 "/cloexec:", cloexec ? "yes" : "no", "/until:exit")
-                        .c_str(),
-                    BM_Inherit, method, cloexec, child),
-                options);
+      add(absl::StrCat("inherit/method:", SpawnMethodName(method),
+                       "/cloexec:", cloexec ? "yes" : "no", "/until:exit"),
+          BM_Inherit, method, cloexec, child);
     }
   }
   for (Way way : {Way::kNone, Way::kCloseRange, Way::kCloexec, Way::kProcWalk, Way::kLoop}) {
     for (int limit : {1024, 16384, 1048576}) {
-      Configure(
-          benchmark::RegisterBenchmark(
-              absl::StrCat("close/way:", WayName(way), "/limit:", limit, "/until:exit").c_str(),
-              BM_Close, way, limit, child, options.quick),
-          options);
+      add(absl::StrCat("close/way:", WayName(way), "/limit:", limit, "/until:exit"), BM_Close,
+          way, limit, child, options.quick);
     }
   }
+  RegisterRound(options, std::move(rows));
 }
 
 }  // namespace
@@ -311,9 +308,11 @@ void Register(const BenchOptions& options) {
 
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
-  // Each repetition sets its descriptors up afresh, so the rows can be shuffled.
-  defaults.random_interleaving = true;
-  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  // In rounds: each measures every row once, in a shuffled order (each
+  // repetition sets its descriptors up afresh), so that a row's repetition k
+  // and its baseline's ran in the same round (README, "Reproducibility").
+  defaults.rounds = 25;
+  // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "spawn/method:vfork/fds:10/until:exit";
   // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
   defaults.ratio_baselines = {{"method", "vfork"}, {"close-others", "no"}, {"way", "none"}};

@@ -32,7 +32,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "experiments/io_uring_spawn/reap.h"
@@ -148,29 +151,34 @@ void BM_IoUringSpawn(benchmark::State& state) {
                      beyond.message())));
 }
 
+// Called once per round (BenchDefaults::rounds): every round registers
+// every row once, in its shuffled order.
 void Register(const BenchOptions& options) {
   child = RunfileOrExit("lib/children/minimal_child");
   // The row's time is per child, so a minimum time would mean a hundred
   // batches of 128 per repetition: a fixed number of batches instead, about
   // 256 children's worth (16 with --quick).
   auto batches = [&](int n) { return std::max(1, (options.quick ? 16 : 256) / n); };
+  std::vector<RoundRow> rows;
+  std::map<std::string, int> children;  // each row's children per batch
+  auto add = [&](std::string name, int n, auto fn, auto... args) {
+    if (n > 0) children[name] = n;
+    rows.push_back(
+        {std::move(name), [fn, args...](benchmark::State& state) { fn(state, args...); }});
+  };
   for (ReapStrategy s : AllReapStrategies()) {
     for (int n : {1, 16, 128}) {
-      Configure(benchmark::RegisterBenchmark(
-                    absl::StrCat("reap/strategy:", ReapStrategyName(s), "/children:", n).c_str(),
-                    BM_Reap, s, SpawnMethod::kClone3, n),
-                options)
-          ->Iterations(batches(n));
+      add(absl::StrCat("reap/strategy:", ReapStrategyName(s), "/children:", n), n, BM_Reap, s,
+          SpawnMethod::kClone3, n);
     }
   }
-  Configure(benchmark::RegisterBenchmark("reap/strategy:none/children:16", BM_NoReap, 16), options)
-      ->Iterations(batches(16));
-  Configure(benchmark::RegisterBenchmark("spawn/method:vfork/children:16", BM_Reap,
-                                         ReapStrategy::kWaitpid, SpawnMethod::kVfork, 16),
-            options)
-      ->Iterations(batches(16));
-  Configure(benchmark::RegisterBenchmark("spawn/method:io_uring/children:16", BM_IoUringSpawn),
-            options);
+  add("reap/strategy:none/children:16", 16, BM_NoReap, 16);
+  add("spawn/method:vfork/children:16", 16, BM_Reap, ReapStrategy::kWaitpid, SpawnMethod::kVfork,
+      16);
+  add("spawn/method:io_uring/children:16", 0, BM_IoUringSpawn);
+  for (auto& [name, b] : RegisterRound(options, std::move(rows))) {
+    if (auto it = children.find(name); it != children.end()) b->Iterations(batches(it->second));
+  }
 }
 
 }  // namespace
@@ -178,8 +186,11 @@ void Register(const BenchOptions& options) {
 
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
-  defaults.random_interleaving = true;
-  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  // In rounds: each measures every row once, in a shuffled order, so that a
+  // row's repetition k and its baseline's ran in the same round (README,
+  // "Reproducibility").
+  defaults.rounds = 25;
+  // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "spawn/method:vfork/children:16";
   // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
   defaults.ratio_baselines = {{"strategy", "waitpid"}, {"method", "vfork"}};

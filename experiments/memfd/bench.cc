@@ -231,7 +231,7 @@ int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
   // Rounds: each measures every group once (its rows alternating), shuffled.
   defaults.rounds = 25;
-  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "exec/source:path/cache:warm/until:exit";
   // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
   defaults.ratio_baselines = {{"source", "path"}};

@@ -28,6 +28,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -105,26 +106,30 @@ void BM_Threads(benchmark::State& state, SpawnMethod method, int n, std::string 
   state.counters["parent_mappings"] = static_cast<double>(maps);
 }
 
+// Called once per round (BenchDefaults::rounds): every round registers
+// every row once, in its shuffled order.
 void Register(const BenchOptions& options) {
   const std::string child = RunfileOrExit("lib/children/minimal_child");
+  std::vector<RoundRow> rows;
   for (SpawnMethod method : {SpawnMethod::kFork, SpawnMethod::kVfork}) {
     for (size_t n : {100, 1000, 10000, 60000}) {
-      Configure(benchmark::RegisterBenchmark(absl::StrCat("spawn/method:", SpawnMethodName(method),
-                                                          "/mappings:", n, "/until:exit")
-                                                 .c_str(),
-                                             BM_Mappings, method, n, child),
-                options);
+      rows.push_back({absl::StrCat("spawn/method:", SpawnMethodName(method), "/mappings:", n,
+                                   "/until:exit"),
+                      [method, n, child](benchmark::State& state) {
+                        BM_Mappings(state, method, n, child);
+                      }});
     }
   }
   for (SpawnMethod method : {SpawnMethod::kFork, SpawnMethod::kVfork, SpawnMethod::kPosixSpawn}) {
     for (int n : {1, 16, 256}) {
-      Configure(benchmark::RegisterBenchmark(absl::StrCat("spawn/method:", SpawnMethodName(method),
-                                                          "/parent-threads:", n, "/until:exit")
-                                                 .c_str(),
-                                             BM_Threads, method, n, child),
-                options);
+      rows.push_back({absl::StrCat("spawn/method:", SpawnMethodName(method), "/parent-threads:", n,
+                                   "/until:exit"),
+                      [method, n, child](benchmark::State& state) {
+                        BM_Threads(state, method, n, child);
+                      }});
     }
   }
+  RegisterRound(options, std::move(rows));
 }
 
 }  // namespace
@@ -132,9 +137,11 @@ void Register(const BenchOptions& options) {
 
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
-  // Each repetition sets its parent up afresh, so the rows can be shuffled.
-  defaults.random_interleaving = true;
-  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  // In rounds: each measures every row once, in a shuffled order, so that a
+  // row's repetition k and its baseline's ran in the same round (README,
+  // "Reproducibility").
+  defaults.rounds = 25;
+  // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "spawn/method:vfork/parent-threads:1/until:exit";
   // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
   defaults.ratio_baselines = {{"mappings", "100"}, {"parent-threads", "1"}, {"method", "vfork"}};

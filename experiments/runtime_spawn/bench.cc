@@ -283,7 +283,7 @@ int main(int argc, char** argv) {
   // about 1.8% between two runs of the same code (the target is 2%); over 61,
   // about 1.1%. A round takes about a quarter of a second.
   defaults.rounds = 61;
-  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "runtime/lang:cxx/call:spawnlab.Command.Run/child:minimal/until:exit";
   // Key ratio: Go's Cmd layer over the raw call, within a round.
   defaults.ratio_baselines = {{"call", "os.StartProcess"}};

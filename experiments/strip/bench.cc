@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "lib/page_cache.h"
@@ -47,18 +49,19 @@ void BM_Exec(benchmark::State& state, std::string child, bool cold) {
   state.counters["file_bytes"] = static_cast<double>(file->size());
 }
 
+// Called once per round (BenchDefaults::rounds): every round registers
+// every row once, in its shuffled order.
 void Register(const BenchOptions& options) {
+  std::vector<RoundRow> rows;
   for (const char* variant : {"debug", "default", "stripped"}) {
     const std::string child = RunfileOrExit(absl::StrCat("experiments/strip/child_", variant));
     for (bool cold : {false, true}) {
-      Configure(
-          benchmark::RegisterBenchmark(
-              absl::StrCat("exec/strip:", variant, "/cache:", cold ? "cold" : "warm", "/until:exit")
-                  .c_str(),
-              BM_Exec, child, cold),
-          options);
+      rows.push_back(
+          {absl::StrCat("exec/strip:", variant, "/cache:", cold ? "cold" : "warm", "/until:exit"),
+           [child, cold](benchmark::State& state) { BM_Exec(state, child, cold); }});
     }
   }
+  RegisterRound(options, std::move(rows));
 }
 
 }  // namespace
@@ -66,8 +69,11 @@ void Register(const BenchOptions& options) {
 
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
-  defaults.random_interleaving = true;
-  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  // In rounds: each measures every row once, in a shuffled order, so that a
+  // row's repetition k and its baseline's ran in the same round (README,
+  // "Reproducibility").
+  defaults.rounds = 25;
+  // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "exec/strip:default/cache:warm/until:exit";
   // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
   defaults.ratio_baselines = {{"strip", "default"}};

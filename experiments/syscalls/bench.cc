@@ -31,8 +31,10 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <map>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -276,6 +278,8 @@ void BM_Argv(benchmark::State& state) {
   }
 }
 
+// Called once per round (BenchDefaults::rounds): every round registers
+// every row once, in its shuffled order.
 void Register(const BenchOptions& options) {
   std::string disk = absl::GetFlag(FLAGS_disk_dir);
   if (disk.empty()) {
@@ -283,13 +287,17 @@ void Register(const BenchOptions& options) {
     disk = ws != nullptr ? ws : ".";
   }
   const Fs filesystems[] = {{"tmpfs", "/dev/shm"}, {"disk", disk}};
-  for (const Fs& fs : filesystems) {
-    benchmark::AddCustomContext(absl::StrCat("syscalls.fs.", fs.name),
-                                absl::StrCat(fs.parent, " (", FsType(fs.parent), ")"));
+  if (options.round == 0) {
+    for (const Fs& fs : filesystems) {
+      benchmark::AddCustomContext(absl::StrCat("syscalls.fs.", fs.name),
+                                  absl::StrCat(fs.parent, " (", FsType(fs.parent), ")"));
+    }
   }
-  auto add = [&](const std::string& name, auto fn, auto... args) {
-    return Configure(benchmark::RegisterBenchmark(name.c_str(), fn, args...), options,
-                     Clock::kLibrary);
+  std::vector<RoundRow> rows;
+  std::vector<std::string> closes;  // timed per close, a fixed count of them
+  auto add = [&rows](const std::string& name, auto fn, auto... args) {
+    rows.push_back({name, [fn, args...](benchmark::State& state) { fn(state, args...); },
+                    Clock::kLibrary});
   };
   add("syscall/op:getppid", BM_Getppid);
   add("syscall/op:getpid/via:libc", BM_GetpidLibc);
@@ -299,10 +307,9 @@ void Register(const BenchOptions& options) {
     add("syscall/op:open-close" + f, BM_OpenClose, fs);
     // Only the closes are timed, so a minimum time would take tens of thousands
     // of iterations, each opening 64 descriptors untimed: a fixed count instead.
-    Configure(benchmark::RegisterBenchmark(("syscall/op:close" + f).c_str(), BM_Close, fs), options,
-              Clock::kManual)
-        ->Iterations(options.quick ? 20 : 2000)
-        ->Unit(benchmark::kNanosecond);
+    rows.push_back({"syscall/op:close" + f,
+                    [fs](benchmark::State& state) { BM_Close(state, fs); }, Clock::kManual});
+    closes.push_back("syscall/op:close" + f);
     add("syscall/op:read-1k" + f, BM_Read1k, fs);
     add("syscall/op:write-1k" + f, BM_Write1k, fs);
     add("syscall/op:mkdir-rmdir" + f, BM_MkdirRmdir, fs);
@@ -314,6 +321,11 @@ void Register(const BenchOptions& options) {
   add("syscall/op:argv", BM_Argv);
   add("syscall/op:pipe2-close", BM_Pipe2Close);
   add("syscall/op:pipe-roundtrip", BM_PipeRoundTrip);
+  std::map<std::string, benchmark::internal::Benchmark*> registered =
+      RegisterRound(options, std::move(rows));
+  for (const std::string& name : closes) {
+    registered.at(name)->Iterations(options.quick ? 20 : 2000)->Unit(benchmark::kNanosecond);
+  }
 }
 
 }  // namespace
@@ -323,8 +335,11 @@ int main(int argc, char** argv) {
   spawnlab::saved_argc = argc;
   spawnlab::saved_argv = argv;
   spawnlab::BenchDefaults defaults;
-  defaults.random_interleaving = true;  // no per-row setup to repeat
-  // Drift: this row, once per round of the interleaved run (README, "Noisy runs").
+  // In rounds: each measures every row once, in a shuffled order, so that a
+  // row's repetition k and its baseline's ran in the same round (README,
+  // "Reproducibility").
+  defaults.rounds = 25;
+  // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "syscall/op:getpid/via:syscall";
   // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
   defaults.ratio_baselines = {{"via", "syscall"}};
