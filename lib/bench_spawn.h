@@ -5,10 +5,16 @@
 // iteration's time being until:start (the child's first clock reading) or
 // until:exit (reaped). A failed spawn fails the row.
 //
-// TimeInSpawner: spawns from a parent of the row's shape (lib/spawner), one
-// untimed warm-up spawn, then all of the repetition's iterations in one
+// TimeInSpawner: spawns from a parent of the row's shape (lib/spawner),
+// untimed warm-up spawns (kWarmupSpawns of them, or as many as fit in
+// kWarmupNanos, at least one), then all of the repetition's iterations in one
 // request, spawned back to back inside the spawner as spawnbench's and
-// lat_proc's loops run, and replayed into `state`. It records the fastest
+// lat_proc's loops run, and replayed into `state`. The warm-up is that long
+// because a fork of a parent with 1 GiB touched, right after a row that forked
+// one with 4 GiB, ran at 15-19 ms instead of 10.5 for its next two or three
+// forks on this project's VM: with one warm-up spawn, 12-13 of 20 repetitions
+// were measured in that state, with five none. spawnbench and lat_proc, which
+// fork one parent back to back, never see it. It records the fastest
 // single spawn as the counter `fastest_us` (over the run, its `min`
 // aggregate is spawnbench's own minimum), and the page faults each child took
 // in its life, before its exec and after, as `child_faults` (the mean over the
@@ -29,6 +35,7 @@
 #ifndef SPAWNLAB_LIB_BENCH_SPAWN_H_
 #define SPAWNLAB_LIB_BENCH_SPAWN_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -40,6 +47,11 @@
 #include "lib/timed_spawn.h"
 
 namespace spawnlab {
+
+// TimeInSpawner's warm-up: this many untimed spawns, or as many as fit in
+// this time, whichever comes first (at least one).
+inline constexpr int kWarmupSpawns = 5;
+inline constexpr int64_t kWarmupNanos = 100'000'000;
 
 void TimeSpawns(benchmark::State& state, TimedSpawner& spawner, SpawnMethod method,
                 bool until_start, const SpawnOptions& options = {});
