@@ -338,30 +338,26 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
   // it calls different (q < 0.05 over those), how many have p < 0.05 alone,
   // and the median change.
   int by_process = 0;
-  auto count = [&by_process, &r](const Comparison& c, int* tested, int* different,
-                                 int* below_p05, double* median_change) {
+  auto count = [&by_process](const Comparison& c, int* tested, int* different, int* below_p05,
+                             double* median_change) {
     const Calls calls = CountCalls(c);
-    // The last comparison counted is the judged one (over the canary, where
-    // there is one): its rows called different are what missed.
-    r.rows_called_different.clear();
-    for (const CompareRow& row : c.rows) {
-      if (row.Tested() && row.Different()) r.rows_called_different.push_back(row);
-    }
     by_process = calls.by_process;
     *tested = calls.tested;
     *different = calls.different;
     *below_p05 = calls.below_p05;
     *median_change = calls.median_abs_change;
   };
-  count(CompareResults(old_file, new_file), &r.rows_tested, &r.rows_different,
-        &r.rows_below_p05, &r.median_row_change);
+  const Comparison raw = CompareResults(old_file, new_file);
+  count(raw, &r.rows_tested, &r.rows_different, &r.rows_below_p05, &r.median_row_change);
+  std::optional<Comparison> over_canary;
   absl::StatusOr<ResultsFile> old_by_canary = NormaliseByCanary(old_file);
   absl::StatusOr<ResultsFile> new_by_canary = NormaliseByCanary(new_file);
   if (old_by_canary.ok() && new_by_canary.ok() &&
       old_file.context.at("spawnlab.canary.row") == new_file.context.at("spawnlab.canary.row")) {
     r.canary_row = old_file.context.at("spawnlab.canary.row");
-    count(CompareResults(*old_by_canary, *new_by_canary), &r.canary_rows_tested,
-          &r.canary_rows_different, &r.canary_rows_below_p05, &r.canary_median_row_change);
+    over_canary = CompareResults(*old_by_canary, *new_by_canary);
+    count(*over_canary, &r.canary_rows_tested, &r.canary_rows_different,
+          &r.canary_rows_below_p05, &r.canary_median_row_change);
   }
   // The judged comparison's samples: each process's median where both runs
   // were made of several processes. For scale, the same test with the
@@ -388,6 +384,10 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
   const bool ratios_ok =
       r.ratios == 0 || (r.median_ratio_change <= 0.02 && (r.ratios_over_10pct == 0 || r.noisy));
   const bool by_canary = r.canary_rows_tested > 0;
+  // The judged comparison's rows called different: what missed, named below.
+  for (const CompareRow& row : (by_canary ? *over_canary : raw).rows) {
+    if (row.Tested() && row.Different()) r.rows_called_different.push_back(row);
+  }
   const bool rows_ok = by_canary ? r.canary_rows_different <= 0.05 * r.canary_rows_tested
                                  : r.rows_tested > 0 && r.rows_different <= 0.05 * r.rows_tested;
   r.meets_targets = ratios_ok && rows_ok;

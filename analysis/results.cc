@@ -59,16 +59,7 @@ double Series::Stddev() const {
 }
 int Series::Repetitions() const { return static_cast<int>(samples_ns.size()); }
 
-std::vector<double> Series::ProcessMedians() const {
-  std::map<int, std::vector<double>> by_process;
-  for (size_t k = 0; k < samples_ns.size() && k < processes.size(); ++k) {
-    by_process[processes[k]].push_back(samples_ns[k]);
-  }
-  if (by_process.size() < 2) return {};
-  std::vector<double> medians;
-  for (const auto& [process, samples] : by_process) medians.push_back(analysis::Median(samples));
-  return medians;
-}
+std::vector<double> Series::ProcessMedians() const { return ProcessSamples("time"); }
 
 double Series::Metric(absl::string_view metric) const {
   if (metric == "time") return Median();
