@@ -47,6 +47,7 @@
 #include "lib/pin.h"
 #include "lib/run_record.h"
 #include "lib/runfiles.h"
+#include "lib/safe_file.h"
 #include "lib/spawn.h"
 
 ABSL_FLAG(bool, quick, false,
@@ -62,10 +63,10 @@ ABSL_FLAG(std::string, lock, "wait",
           "The machine's bench lock, so that one bench measures at a time: wait (for "
           "another bench to finish), fail (at once if one is running) or none.");
 ABSL_FLAG(std::string, lock_file, "",
-          "The lock file (default: $SPAWNLAB_LOCK_FILE, else /tmp/spawnlab-bench.lock).");
+          "The lock file (default: $SPAWNLAB_LOCK_FILE, else /run/lock/spawnlab-bench.lock).");
 ABSL_FLAG(int, processes, 0,
-          "Measure in this many fresh processes, one after another, each with its share of the "
-          "repetitions (rounds), merged into one results file: the process is the sample unit "
+          "Measure in this many fresh processes (1 to 100), one after another, each with its "
+          "share of the rounds, merged into one results file: the process is the sample unit "
           "of //analysis:compare. 0: the bench's default (10; 1 with --quick).");
 ABSL_FLAG(std::string, spawnlab_worker, "",
           "Internal: K/N, this is process K of N of a run made by its parent (--processes).");
@@ -103,22 +104,13 @@ class RowReporter : public benchmark::BenchmarkReporter {
 // run made of several, "[progress, process K/N]".
 std::string g_progress_prefix = "[progress]";
 
-// Rows registered through Configure: the denominator of the progress line.
+// Rows registered through Configure, over all rounds: the progress line's
+// denominator.
 std::atomic<int> rows_registered{0};
-// Runs of a row finished (Google Benchmark's Teardown hook: each repetition,
-// and the first repetition's runs that find the iteration count), and the
-// repetitions a row makes: with random interleaving no row is reported before
-// the last round, so the progress line counts these there. Elsewhere it
-// counts the repetitions reported: a run made in rounds finds each row's
-// iteration count anew every round, three or four runs a repetition.
-std::atomic<int> runs_done{0};
-std::atomic<int> repetitions_per_row{1};
-void CountRun(const benchmark::State&) { ++runs_done; }
 
 // Prints "[progress] 45 s: 120 of ~270 repetitions (44%), ETA ~57 s" to
-// stderr every 15 s while the benchmarks run, counting `done`: with
-// interleaved repetitions no row is reported before the last round, and a long
-// row is silent for a while in any case.
+// stderr every 15 s while the benchmarks run, counting `done`: a long row is
+// silent for a while.
 class ProgressTicker {
  public:
   // The thread starts with every signal blocked, so that a process-directed
@@ -143,7 +135,7 @@ class ProgressTicker {
     absl::MutexLock lock(&mu_);
     while (!mu_.AwaitWithTimeout(absl::Condition(&stop_), absl::Seconds(15))) {
       const int64_t elapsed = absl::ToInt64Seconds(absl::Now() - start_);
-      const int expected = rows_registered.load() * repetitions_per_row.load();
+      const int expected = rows_registered.load();
       const int done = done_->load();
       const double fraction =
           std::min(0.99, expected > 0 ? static_cast<double>(done) / expected : 0.0);
@@ -166,28 +158,13 @@ double Min(const std::vector<double>& v) {
   return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
 }
 
-// The temporary results file, removed if the run is interrupted: a signal
-// handler may only use what is async-signal-safe, so a fixed buffer.
-char g_tmp_path[4096];
 
-void RemoveTmpAndDie(int sig) {
-  if (g_tmp_path[0] != '\0') unlink(g_tmp_path);
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
-// The value of a Google Benchmark flag on the command line, if given
-// ("--benchmark_filter=x" or "--benchmark_filter x" is not accepted by it).
-std::optional<std::string> FlagValue(int argc, char** argv, absl::string_view name) {
-  std::optional<std::string> value;
-  const std::string prefix = absl::StrCat("--", name, "=");
-  for (int i = 1; i < argc; ++i) {
-    absl::string_view arg = argv[i];
-    if (absl::ConsumePrefix(&arg, prefix)) value = std::string(arg);
-    if (arg == absl::StrCat("--", name)) value = "true";
-  }
-  return value;
-}
+// The most rounds (--benchmark_repetitions) and processes a run may ask for,
+// and the longest repetition: every round registers every row anew, so an
+// unbounded count runs the machine out of memory before the first row runs.
+constexpr int kMaxRounds = 1000;
+constexpr int kMaxProcesses = 100;
+constexpr double kMaxMinTime = 60;
 
 std::string FormatTime(double value, absl::string_view unit) {
   // Three significant figures, in the row's unit.
@@ -270,35 +247,429 @@ void PrintSummary(const nlohmann::json& doc, const BenchDefaults& defaults, std:
   }
 }
 
-absl::Status WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return absl::DataLossError(absl::StrCat("cannot write ", path));
+
+// The temporary results file and its private folder, removed if the run is
+// interrupted: a signal handler may only use what is async-signal-safe, so
+// fixed buffers.
+char g_tmp_path[4096];
+char g_tmp_dir[4096];
+
+void RemoveTmpAndDie(int sig) {
+  if (g_tmp_path[0] != '\0') unlink(g_tmp_path);
+  if (g_tmp_dir[0] != '\0') rmdir(g_tmp_dir);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+// ---- Phase 1: the command line ----------------------------------------------
+
+// The command line split in two: Google Benchmark's flags (--benchmark_*),
+// read once here by name, and spawnlab's, for Abseil.
+struct CommandLine {
+  std::vector<std::string> args;          // as given, argv[0] first
+  std::vector<std::string> gb_args;       // --benchmark_*, as given
+  std::vector<std::string> own_args;      // the rest, argv[0] first
+  std::map<std::string, std::string> gb;  // "benchmark_*" -> value (the last given)
+  std::string help;                       // a help flag, if one was given
+
+  std::optional<std::string> Gb(const std::string& name) const {
+    auto it = gb.find(name);
+    if (it == gb.end()) return std::nullopt;
+    return it->second;
+  }
+  bool GbBool(const std::string& name) const {
+    const std::string v = Gb(name).value_or("false");
+    return v != "false" && v != "0" && v != "no";
+  }
+};
+
+CommandLine SplitCommandLine(int argc, char** argv) {
+  CommandLine cl;
+  cl.args.assign(argv, argv + argc);
+  cl.own_args.push_back(cl.args[0]);
+  for (size_t i = 1; i < cl.args.size(); ++i) {
+    absl::string_view a = cl.args[i];
+    if (a == "--help" || a == "-help" || a == "--helpfull" || a == "--helpshort" || a == "-h") {
+      cl.help = a == "-h" ? "--help" : std::string(a);
+      continue;
+    }
+    absl::string_view name = a;
+    if (!absl::ConsumePrefix(&name, "--benchmark_") && !absl::ConsumePrefix(&name, "-benchmark_")) {
+      cl.own_args.push_back(cl.args[i]);
+      continue;
+    }
+    cl.gb_args.push_back(cl.args[i]);
+    const size_t eq = name.find('=');
+    cl.gb[absl::StrCat("benchmark_", name.substr(0, eq))] =
+        eq == absl::string_view::npos ? "true" : std::string(name.substr(eq + 1));
+  }
+  return cl;
+}
+
+void SetUsage(absl::string_view experiment) {
+  absl::SetProgramUsageMessage(absl::StrCat(
+      "spawnlab bench '", experiment,
+      "': measures, then writes Google Benchmark JSON with the machine's record.\n"
+      "Google Benchmark's own --benchmark_* flags work too (--benchmark_filter=REGEX, "
+      "--benchmark_repetitions=N (rounds, 1 to ", kMaxRounds, "), --benchmark_min_time=S, "
+      "--benchmark_format=console|json|csv, --benchmark_color, --benchmark_counters_tabular, "
+      "--benchmark_list_tests, ...)."));
+  // --help lists spawnlab's flags (this file's and the bench's own), not Abseil's.
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view file) {
+    return absl::StrContains(file, "lib/bench") || absl::StrContains(file, "experiments/");
+  };
+  usage.contains_helpshort_flags = usage.contains_help_flags;
+  absl::SetFlagsUsageConfig(usage);
+}
+
+// Parses spawnlab's flags with Abseil, which prints --help and exits.
+absl::Status ParseOwnFlags(const CommandLine& cl) {
+  std::vector<std::string> own = cl.own_args;
+  if (!cl.help.empty()) own.push_back(cl.help);
+  std::vector<char*> argv;
+  for (std::string& a : own) argv.push_back(a.data());
+  std::vector<char*> rest = absl::ParseCommandLine(static_cast<int>(argv.size()), argv.data());
+  if (rest.size() > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unexpected argument '", rest[1], "' (see --help)"));
+  }
   return absl::OkStatus();
 }
 
-// The parent of a BenchMain run made of `plan.processes` processes.
-struct ProcessPlan {
-  std::vector<std::string> args;  // the command line as given, argv[0] first
-  std::string experiment, out, lock_story, run_kind, pinned;
-  int processes = 1, per_process = 1;
-  bool in_rounds = false;
+// ---- Phase 2: the plan -------------------------------------------------------
+
+// What this process will do, from the command line and the bench's defaults.
+struct Plan {
+  std::string experiment;
+  bool quick = false, list_tests = false;
+  bool we_write = false;     // spawnlab writes the results file (not the user's --benchmark_out)
+  bool own_display = false;  // Google Benchmark's reporter shows the rows
+  std::optional<std::string> filter, format;
+  int worker = 0, workers = 0;  // process K of N of a run made by its parent
+  int processes = 1;            // how many processes this one runs (1: it measures)
+  int rounds = 1;
+  double min_time = 0;
+  std::string run_kind, out, pinned = "none", lock_mode, lock_file;
 };
 
-int RunInProcesses(const ProcessPlan& plan, const BenchDefaults& defaults) {
+absl::Status ParseWorker(Plan& plan) {
+  const std::string w = absl::GetFlag(FLAGS_spawnlab_worker);
+  if (w.empty()) return absl::OkStatus();
+  std::vector<std::string> kn = absl::StrSplit(w, '/');
+  if (kn.size() != 2 || !absl::SimpleAtoi(kn[0], &plan.worker) ||
+      !absl::SimpleAtoi(kn[1], &plan.workers) || plan.worker < 1 || plan.worker > plan.workers) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--spawnlab_worker=", w, ": expected K/N with 1 <= K <= N"));
+  }
+  return absl::OkStatus();
+}
+
+// Rounds, minimum time and processes, each within its documented bounds.
+absl::Status PlanSizes(const CommandLine& cl, const BenchDefaults& defaults, Plan& plan) {
+  plan.rounds = plan.quick ? 2 : std::max(1, defaults.rounds);
+  if (std::optional<std::string> r = cl.Gb("benchmark_repetitions")) {
+    if (!absl::SimpleAtoi(*r, &plan.rounds) || plan.rounds < 1 || plan.rounds > kMaxRounds) {
+      return absl::InvalidArgumentError(absl::StrCat("--benchmark_repetitions=", *r,
+                                                     ": expected a whole number of rounds from 1 to ",
+                                                     kMaxRounds));
+    }
+  }
+  if (plan.list_tests) plan.rounds = 1;
+  plan.min_time = plan.quick ? defaults.quick_min_time : defaults.min_time;
+  if (std::optional<std::string> t = cl.Gb("benchmark_min_time")) {
+    if (!absl::SimpleAtod(*t, &plan.min_time) || !(plan.min_time > 0) ||
+        plan.min_time > kMaxMinTime) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--benchmark_min_time=", *t, ": expected seconds, more than 0 and at most ", kMaxMinTime));
+    }
+  }
+  const int asked = absl::GetFlag(FLAGS_processes);
+  if (asked < 0 || asked > kMaxProcesses) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--processes=", asked, ": expected 1 to ", kMaxProcesses, " (0: the bench's default)"));
+  }
+  plan.processes = asked > 0                            ? asked
+                   : plan.quick || plan.worker > 0      ? 1
+                                                        : std::max(1, defaults.processes);
+  if (plan.processes > 1 && (!plan.we_write || plan.own_display)) {
+    if (asked > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--processes=", asked,
+          " merges the processes' results into spawnlab's own file; it does not go with "
+          "--benchmark_out, --benchmark_format or --benchmark_list_tests"));
+    }
+    plan.processes = 1;
+  }
+  plan.processes = std::min(plan.processes, plan.rounds);
+  return absl::OkStatus();
+}
+
+// Where the results go: never over a full run unless --out says so, never
+// through a link, never into a directory (found now, not after the run).
+absl::Status PlanOutput(Plan& plan) {
+  plan.run_kind = plan.quick ? "quick" : plan.filter ? "filtered" : "full";
+  plan.out = FromWorkingDirectory(absl::GetFlag(FLAGS_out));
+  if (plan.out.empty()) {
+    const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+    plan.out = DefaultResultsPath(workspace != nullptr ? workspace : "", plan.experiment,
+                                  plan.quick ? ".quick" : plan.filter ? ".filtered" : "");
+  }
+  if (!plan.we_write) return absl::OkStatus();
+  std::error_code ec;
+  const std::filesystem::path folder = std::filesystem::path(plan.out).parent_path();
+  if (!folder.empty()) std::filesystem::create_directories(folder, ec);
+  if (ec) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot create the folder for ", plan.out, ": ", ec.message()));
+  }
+  absl::StatusOr<WriteTarget> target = CheckWriteTarget(plan.out);
+  if (!target.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--out: ", target.status().message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PlanCpu(Plan& plan) {
+  const std::string flag = absl::GetFlag(FLAGS_cpu);
+  if (flag == "none") return absl::OkStatus();
+  int cpu;
+  if (!absl::SimpleAtoi(flag, &cpu)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--cpu=", flag, ": expected a CPU number, -1 or none"));
+  }
+  absl::StatusOr<int> got = PinToCpu(cpu);
+  if (!got.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--cpu: ", got.status().ToString()));
+  }
+  plan.pinned = absl::StrCat(*got);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Plan> MakePlan(const CommandLine& cl, absl::string_view experiment,
+                              const BenchDefaults& defaults) {
+  Plan plan;
+  plan.experiment = std::string(experiment);
+  plan.quick = absl::GetFlag(FLAGS_quick);
+  plan.list_tests = cl.GbBool("benchmark_list_tests");
+  plan.filter = cl.Gb("benchmark_filter");
+  plan.format = cl.Gb("benchmark_format");
+  if (plan.format && *plan.format != "console" && *plan.format != "json" && *plan.format != "csv") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--benchmark_format=", *plan.format, ": expected console, json or csv"));
+  }
+  plan.we_write = !cl.Gb("benchmark_out") && !plan.list_tests;
+  plan.own_display = plan.format || cl.Gb("benchmark_out") || plan.list_tests;
+  plan.lock_mode = absl::GetFlag(FLAGS_lock);
+  if (plan.lock_mode != "wait" && plan.lock_mode != "fail" && plan.lock_mode != "none") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--lock=", plan.lock_mode, ": expected wait, fail or none"));
+  }
+  plan.lock_file = absl::GetFlag(FLAGS_lock_file);
+  if (absl::Status s = ParseWorker(plan); !s.ok()) return s;
+  if (absl::Status s = PlanSizes(cl, defaults, plan); !s.ok()) return s;
+  if (absl::Status s = PlanOutput(plan); !s.ok()) return s;
+  if (absl::Status s = PlanCpu(plan); !s.ok()) return s;
+  return plan;
+}
+
+// Google Benchmark's flags: spawnlab's settings, then the user's, which win
+// (it takes the last of each), but for the repetitions: a run is made of
+// rounds, each row registered once per round and run once.
+std::vector<std::string> GoogleBenchmarkArgs(const CommandLine& cl, const Plan& plan,
+                                             const std::string& tmp) {
+  std::vector<std::string> a = {cl.args[0], "--benchmark_display_aggregates_only=true",
+                                absl::StrCat("--benchmark_min_time=", plan.min_time)};
+  for (const std::string& arg : cl.gb_args) {
+    if (!absl::StrContains(arg, "benchmark_repetitions") &&
+        !absl::StrContains(arg, "benchmark_enable_random_interleaving") &&
+        !absl::StrContains(arg, "benchmark_min_time")) {
+      a.push_back(arg);
+    }
+  }
+  a.push_back("--benchmark_repetitions=1");
+  a.push_back("--benchmark_enable_random_interleaving=false");
+  if (plan.we_write) {
+    a.push_back(absl::StrCat("--benchmark_out=", tmp));
+    a.push_back("--benchmark_out_format=json");
+  }
+  return a;
+}
+
+// ---- Phase 3: the rounds -----------------------------------------------------
+
+void AddRunContext(const Plan& plan, const BenchDefaults& defaults) {
+  if (plan.worker > 0) {
+    benchmark::AddCustomContext("spawnlab.process", absl::StrCat(plan.worker, "/", plan.workers));
+  }
+  for (const auto& [key, value] : CollectEnvironment()) benchmark::AddCustomContext(key, value);
+  benchmark::AddCustomContext("spawnlab.experiment", plan.experiment);
+  benchmark::AddCustomContext("spawnlab.quick", plan.quick ? "true" : "false");
+  benchmark::AddCustomContext("spawnlab.run_kind", plan.run_kind);
+  if (plan.filter) benchmark::AddCustomContext("spawnlab.filter", *plan.filter);
+  benchmark::AddCustomContext("spawnlab.pinned_cpu", plan.pinned);
+  benchmark::AddCustomContext("spawnlab.random_interleaving", "false");
+  benchmark::AddCustomContext("spawnlab.rounds", absl::StrCat(plan.rounds));
+  // The key ratios' baseline, so that //analysis:compare --self_check finds
+  // the ratios to compare without being told.
+  if (!defaults.ratio_baselines.empty()) {
+    benchmark::AddCustomContext("spawnlab.ratio_baseline",
+                                absl::StrJoin(defaults.ratio_baselines, ",",
+                                              [](std::string* out, const RatioBaseline& by) {
+                                                absl::StrAppend(out, by.dimension, ":", by.value);
+                                              }));
+  }
+}
+
+// Registers every row once per round; returns the rows in their natural order.
+std::vector<std::string> RegisterRounds(const Plan& plan,
+                                        const std::function<void(const BenchOptions&)>& reg) {
+  BenchOptions options;
+  options.quick = plan.quick;
+  options.min_time = plan.min_time;
+  options.rounds = plan.rounds;
+  if (plan.worker > 0) options.shuffle_offset = (plan.worker - 1) * plan.rounds;
+  std::vector<std::string> row_order;
+  for (int r = 0; r < plan.rounds; ++r) {
+    options.round = r;
+    options.row_order = r == 0 ? &row_order : nullptr;
+    reg(options);
+  }
+  return row_order;
+}
+
+// Google Benchmark's own reporter, when a format was asked for (or the user
+// took the file); else none: spawnlab prints one line per row at the end.
+std::unique_ptr<benchmark::BenchmarkReporter> UserReporter(const CommandLine& cl,
+                                                           const Plan& plan) {
+  if (!plan.own_display) return nullptr;
+  const std::string format = plan.format.value_or("console");
+  if (format == "json") return std::make_unique<benchmark::JSONReporter>();
+  if (format == "csv") {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    return std::make_unique<benchmark::CSVReporter>();  // deprecated upstream, still the format
+#pragma GCC diagnostic pop
+  }
+  int output = benchmark::ConsoleReporter::OO_None;
+  const std::string color = cl.Gb("benchmark_color").value_or("auto");
+  const char* term = std::getenv("TERM");
+  if (color == "true" || color == "yes" || color == "1" ||
+      (color == "auto" && isatty(STDOUT_FILENO) && term != nullptr && std::string(term) != "dumb")) {
+    output |= benchmark::ConsoleReporter::OO_Color;
+  }
+  if (cl.GbBool("benchmark_counters_tabular")) output |= benchmark::ConsoleReporter::OO_Tabular;
+  // Debian's libbenchmark was built without NDEBUG and its console header
+  // says so; the timing loop is inline in this bench, compiled -O2.
+  std::cerr << "(Google Benchmark's \"Library was built as DEBUG\" below is about Debian's "
+               "build of the library's bookkeeping; the timed loop is compiled into this "
+               "bench, optimised.)"
+            << std::endl;
+  return std::make_unique<benchmark::ConsoleReporter>(
+      static_cast<benchmark::ConsoleReporter::OutputOptions>(output));
+}
+
+struct Measured {
+  size_t matched = 0;
+  MachineSample before, after;
+};
+
+// Runs every registered row, with progress on stderr.
+Measured RunRounds(const Plan& plan, benchmark::BenchmarkReporter* inner,
+                   const BenchDefaults& defaults) {
+  RowReporter reporter(inner);
+  if (plan.worker == 0 && !plan.own_display) {
+    std::cout << plan.experiment << ": " << rows_registered.load() / plan.rounds << " rows in "
+              << plan.rounds << " rounds, each round every row once, shuffled"
+              << (plan.filter ? " (registered; --benchmark_filter picks among them)" : "")
+              << ", pinned to CPU " << plan.pinned << "; results: " << plan.out << std::endl;
+  }
+  Measured m;
+  m.before = SampleMachine();
+  {
+    ProgressTicker ticker(reporter.repetitions_done());
+    m.matched = benchmark::RunSpecifiedBenchmarks(&reporter);
+  }
+  if (defaults.after_run) defaults.after_run();
+  m.after = SampleMachine();
+  benchmark::Shutdown();
+  return m;
+}
+
+// ---- Phase 4: the results file -------------------------------------------------
+
+// Reads what Google Benchmark wrote to `tmp`, merges the rounds, adds the
+// run's record and writes it over plan.out whole. FailedPrecondition when no
+// row measured.
+absl::StatusOr<nlohmann::json> WriteResults(const Plan& plan, const std::string& tmp,
+                                            const std::vector<std::string>& row_order,
+                                            const Measured& m, const std::string& lock_story,
+                                            const BenchDefaults& defaults) {
+  std::ifstream in(tmp, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json doc = ParseBenchmarkJson(text.str());
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("context")) {
+    return absl::DataLossError(
+        absl::StrCat("Google Benchmark wrote no readable JSON; ", plan.out, " is as it was"));
+  }
+  MergeRounds(doc, row_order);
+  const RowCounts counts = CountRows(doc);
+  if (counts.measured == 0) {
+    if (!plan.own_display) PrintSummary(doc, defaults, std::cout);
+    return absl::FailedPreconditionError(absl::StrCat("no row measured (", counts.skipped,
+                                                      " skipped, ", counts.failed,
+                                                      " failed); nothing written, ", plan.out,
+                                                      " is as it was"));
+  }
+  nlohmann::json& context = doc["context"];
+  context.erase("host_name");  // the machine's name: spawnlab records host.id instead
+  for (const auto& [key, value] : DescribeRun(m.before, m.after)) context[key] = value;
+  context["run.lock"] = lock_story;
+  RecordNoise(doc, defaults.canary_row);
+  if (absl::Status s = WriteFileAtomically(plan.out, doc.dump(2) + "\n"); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(s.message(), "; ", plan.out, " is as it was"));
+  }
+  return doc;
+}
+
+// ---- Phase 5: the answer -------------------------------------------------------
+
+// The last screen: the rows (unless Google Benchmark's reporter showed them),
+// the run, where the results went; returns the exit code.
+int Conclude(const Plan& plan, const nlohmann::json& doc, const BenchDefaults& defaults,
+             absl::string_view how) {
+  const RowCounts counts = CountRows(doc);
+  const nlohmann::json& context = doc["context"];
+  std::ostream& say = plan.own_display ? std::cerr : std::cout;
+  if (!plan.own_display) PrintSummary(doc, defaults, say);
+  say << "\nrun: " << context.value("run.seconds", "?") << " s" << how
+      << ", noisy: " << context.value("run.noisy", "?") << "\nresults: " << plan.out << " ("
+      << plan.run_kind << " run: " << counts.measured << " rows measured, " << counts.skipped
+      << " skipped, " << counts.failed << " failed)" << std::endl;
+  if (counts.failed > 0 || context.value("run.a_process_failed", "") == "yes") {
+    std::cerr << "error: " << counts.failed << " row(s) failed; see error_message in the JSON\n";
+    return 1;
+  }
+  return 0;
+}
+
+// The parent of a run made of plan.processes fresh processes: runs them and
+// writes their merged results.
+int RunInProcesses(const CommandLine& cl, const Plan& plan, const std::string& lock_story,
+                   const BenchDefaults& defaults) {
+  const int per_process = (plan.rounds + plan.processes - 1) / plan.processes;
   std::cout << plan.experiment << ": " << plan.processes << " processes, one after another, each "
-            << plan.per_process << (plan.in_rounds ? " rounds" : " repetitions of every row")
-            << ", pinned to CPU " << plan.pinned << "; results: " << plan.out << std::endl;
-  const std::vector<std::string> flags = {
-      "--processes", "--out", "--lock", "--lock_file", "--benchmark_repetitions",
-      "--spawnlab_worker"};
+            << per_process << " rounds, pinned to CPU " << plan.pinned
+            << "; results: " << plan.out << std::endl;
+  const std::vector<std::string> flags = {"--processes", "--out", "--lock", "--lock_file",
+                                          "--benchmark_repetitions", "--spawnlab_worker"};
   absl::StatusOr<nlohmann::json> merged = RunProcesses(
-      WithoutFlags(plan.args, flags), plan.processes, plan.out,
-      [&plan](int k, const std::string& part) {
+      WithoutFlags(cl.args, flags), plan.processes, plan.out,
+      [&plan, per_process](int k, const std::string& part) {
         return std::vector<std::string>{
             absl::StrCat("--spawnlab_worker=", k, "/", plan.processes), "--processes=1",
-            absl::StrCat("--benchmark_repetitions=", plan.per_process), "--lock=none",
+            absl::StrCat("--benchmark_repetitions=", per_process), "--lock=none",
             "--out=" + part};
       },
       defaults.canary_row);
@@ -307,28 +678,68 @@ int RunInProcesses(const ProcessPlan& plan, const BenchDefaults& defaults) {
               << " is as it was\n";
     return absl::IsInvalidArgument(merged.status()) ? 2 : 1;
   }
-  nlohmann::json& doc = *merged;
-  nlohmann::json& context = doc["context"];
-  context["run.lock"] = plan.lock_story;
-  context["spawnlab.repetitions_per_process"] = absl::StrCat(plan.per_process);
+  nlohmann::json& context = (*merged)["context"];
+  context["run.lock"] = lock_story;
+  context["spawnlab.repetitions_per_process"] = absl::StrCat(per_process);
   context["spawnlab.run_kind"] = plan.run_kind;
-  if (plan.in_rounds) context["spawnlab.rounds"] = absl::StrCat(plan.processes * plan.per_process);
-  if (absl::Status s = WriteResultsFile(plan.out, doc); !s.ok()) {
+  context["spawnlab.rounds"] = absl::StrCat(plan.processes * per_process);
+  if (absl::Status s = WriteFileAtomically(plan.out, merged->dump(2) + "\n"); !s.ok()) {
     std::cerr << "error: " << s.message() << "; " << plan.out << " is as it was\n";
     return 1;
   }
-  const RowCounts counts = CountRows(doc);
-  PrintSummary(doc, defaults, std::cout);
-  std::cout << "\nrun: " << context["run.seconds"].get<std::string>() << " s in "
-            << plan.processes << " processes, noisy: " << context["run.noisy"].get<std::string>()
-            << "\nresults: " << plan.out << " (" << plan.run_kind << " run: " << counts.measured
-            << " rows measured, " << counts.skipped << " skipped, " << counts.failed
-            << " failed)" << std::endl;
-  if (counts.failed > 0 || context.value("run.a_process_failed", "") == "yes") {
-    std::cerr << "error: " << counts.failed << " row(s) failed; see error_message in the JSON\n";
+  return Conclude(plan, *merged, defaults, absl::StrCat(" in ", plan.processes, " processes"));
+}
+
+// Measures in this process: registers the rounds, runs them into a file in a
+// private folder, and writes the results file from it.
+int RunHere(const CommandLine& cl, const Plan& plan, const std::string& lock_story,
+            const BenchDefaults& defaults, const std::function<void(const BenchOptions&)>& reg) {
+  std::optional<TempDir> scratch;
+  std::string tmp;
+  if (plan.we_write) {
+    absl::StatusOr<TempDir> made = TempDir::Make("spawnlab-bench");
+    if (!made.ok() || made->path().size() + 10 >= sizeof(g_tmp_path)) {
+      std::cerr << "error: a private folder for the raw results: "
+                << (made.ok() ? "$TMPDIR is too long" : made.status().ToString()) << "\n";
+      return 1;
+    }
+    scratch.emplace(*std::move(made));
+    tmp = scratch->path() + "/raw.json";
+  }
+  std::vector<std::string> gb = GoogleBenchmarkArgs(cl, plan, tmp);
+  std::vector<char*> gb_argv;
+  for (std::string& a : gb) gb_argv.push_back(a.data());
+  int gb_argc = static_cast<int>(gb_argv.size());
+  benchmark::Initialize(&gb_argc, gb_argv.data());
+  if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data())) return 2;
+
+  AddRunContext(plan, defaults);
+  const std::vector<std::string> row_order = RegisterRounds(plan, reg);
+  std::unique_ptr<benchmark::BenchmarkReporter> inner = UserReporter(cl, plan);
+  if (plan.we_write) {
+    memcpy(g_tmp_path, tmp.c_str(), tmp.size() + 1);
+    memcpy(g_tmp_dir, scratch->path().c_str(), scratch->path().size() + 1);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) signal(sig, RemoveTmpAndDie);
+  }
+  const Measured m = RunRounds(plan, inner.get(), defaults);
+  if (plan.list_tests) return 0;
+  if (m.matched == 0) {
+    std::cerr << "error: no row ran: --benchmark_filter=" << plan.filter.value_or("")
+              << " matched no row or is not a valid regular expression (see the message "
+                 "above). Nothing was written"
+              << (plan.we_write && plan.worker == 0 ? absl::StrCat("; ", plan.out, " is as it was")
+                                                    : "")
+              << ".\n";
+    return 2;
+  }
+  if (!plan.we_write) return 0;  // the user's own --benchmark_out, as Google Benchmark wrote it
+  absl::StatusOr<nlohmann::json> doc = WriteResults(plan, tmp, row_order, m, lock_story, defaults);
+  if (!doc.ok()) {
+    std::cerr << "error: " << doc.status().message() << "\n";
     return 1;
   }
-  return 0;
+  if (plan.worker > 0) return CountRows(*doc).failed > 0 ? 1 : 0;
+  return Conclude(plan, *doc, defaults, "");
 }
 
 }  // namespace
@@ -337,7 +748,6 @@ benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
                                           const BenchOptions& /*options*/, Clock clock) {
   ++rows_registered;
   b->ComputeStatistics("min", Min);
-  b->Teardown(CountRun);
   if (clock == Clock::kManual) return b->UseManualTime()->Unit(benchmark::kMicrosecond);
   return b->Unit(benchmark::kNanosecond);
 }
@@ -378,401 +788,34 @@ std::string FromWorkingDirectory(const std::string& path) {
 
 int BenchMain(int argc, char** argv, absl::string_view experiment,
               const std::function<void(const BenchOptions&)>& register_benchmarks,
-              BenchDefaults bench_defaults) {
-  // The command line as given: a run made of several processes passes it on.
-  const std::vector<std::string> original_args(argv, argv + argc);
-  // Google Benchmark's flags as given, read before Initialize consumes them.
-  const std::optional<std::string> user_out = FlagValue(argc, argv, "benchmark_out");
-  const std::optional<std::string> user_format = FlagValue(argc, argv, "benchmark_format");
-  const std::optional<std::string> user_filter = FlagValue(argc, argv, "benchmark_filter");
-  const std::optional<std::string> user_color = FlagValue(argc, argv, "benchmark_color");
-  const std::optional<std::string> user_tabular =
-      FlagValue(argc, argv, "benchmark_counters_tabular");
-  const bool list_tests =
-      FlagValue(argc, argv, "benchmark_list_tests").value_or("false") != "false";
-  const std::optional<std::string> user_repetitions =
-      FlagValue(argc, argv, "benchmark_repetitions");
-  const bool user_chose_repetitions = user_repetitions.has_value();
-  const std::optional<std::string> user_min_time = FlagValue(argc, argv, "benchmark_min_time");
-  const bool user_chose_min_time = user_min_time.has_value();
-  const bool user_chose_interleaving =
-      FlagValue(argc, argv, "benchmark_enable_random_interleaving").has_value();
-
-  absl::SetProgramUsageMessage(absl::StrCat(
-      "spawnlab bench '", experiment,
-      "': measures, then writes Google Benchmark JSON with the machine's record.\n"
-      "Google Benchmark's own --benchmark_* flags work too (--benchmark_filter=REGEX, "
-      "--benchmark_repetitions=N, --benchmark_min_time=S, --benchmark_format=console|json|csv, "
-      "--benchmark_color, --benchmark_counters_tabular, --benchmark_list_tests, ...)."));
-  // --help lists spawnlab's flags (this file's and the bench's own), not Abseil's.
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view file) {
-    return absl::StrContains(file, "lib/bench") || absl::StrContains(file, "experiments/");
-  };
-  usage.contains_helpshort_flags = usage.contains_help_flags;
-  absl::SetFlagsUsageConfig(usage);
-
-  if (user_format && *user_format != "console" && *user_format != "json" && *user_format != "csv") {
-    std::cerr << "error: --benchmark_format=" << *user_format
-              << ": expected console, json or csv\n";
+              BenchDefaults defaults) {
+  SetUsage(experiment);
+  const CommandLine cl = SplitCommandLine(argc, argv);
+  absl::Status parsed = ParseOwnFlags(cl);
+  absl::StatusOr<Plan> plan = parsed.ok() ? MakePlan(cl, experiment, defaults)
+                                          : absl::StatusOr<Plan>(parsed);
+  if (!plan.ok()) {
+    std::cerr << "error: " << plan.status().message() << "\n";
     return 2;
   }
-  // --help is spawnlab's: Google Benchmark would print only its own flags and
-  // exit. Hold it back from Google Benchmark, and give it to Abseil's parser,
-  // which lists this bench's flags (the usage message names Google
-  // Benchmark's).
-  std::vector<char*> args(argv, argv + argc);
-  char* help = nullptr;
-  for (auto it = args.begin() + 1; it != args.end();) {
-    absl::string_view a = *it;
-    if (a == "--help" || a == "-help" || a == "--helpfull" || a == "--helpshort" || a == "-h") {
-      help = *it;
-      it = args.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  argc = static_cast<int>(args.size());
-  args.push_back(nullptr);
-  argv = args.data();
-  benchmark::Initialize(&argc, argv);
-  static char kHelp[] = "--help";
-  std::vector<char*> for_absl(argv, argv + argc);
-  if (help != nullptr) for_absl.push_back(std::string(help) == "-h" ? kHelp : help);
-  std::vector<char*> rest =
-      absl::ParseCommandLine(static_cast<int>(for_absl.size()), for_absl.data());
-  if (rest.size() > 1) {
-    std::cerr << "error: unexpected argument '" << rest[1] << "' (see --help)\n";
-    return 2;
-  }
-
-  BenchOptions options;
-  options.quick = absl::GetFlag(FLAGS_quick);
-
-  // Process K of N of a run made by its parent (RunInProcesses)?
-  int worker = 0, workers = 0;
-  if (const std::string w = absl::GetFlag(FLAGS_spawnlab_worker); !w.empty()) {
-    std::vector<std::string> kn = absl::StrSplit(w, '/');
-    if (kn.size() != 2 || !absl::SimpleAtoi(kn[0], &worker) || !absl::SimpleAtoi(kn[1], &workers) ||
-        worker < 1 || worker > workers) {
-      std::cerr << "error: --spawnlab_worker=" << w << ": expected K/N with 1 <= K <= N\n";
-      return 2;
-    }
+  if (plan->worker > 0) {
     // Nothing outlives the run: a parent that dies takes this process along.
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() == 1) return 1;
-    g_progress_prefix = absl::StrCat("[progress, process ", worker, "/", workers, "]");
+    g_progress_prefix = absl::StrCat("[progress, process ", plan->worker, "/", plan->workers, "]");
   }
-  if (absl::GetFlag(FLAGS_processes) < 0) {
-    std::cerr << "error: --processes=" << absl::GetFlag(FLAGS_processes)
-              << ": expected 1 or more (0: the bench's default)\n";
-    return 2;
-  }
-
-  const std::string lock_mode = absl::GetFlag(FLAGS_lock);
-  if (lock_mode != "wait" && lock_mode != "fail" && lock_mode != "none") {
-    std::cerr << "error: --lock=" << lock_mode << ": expected wait, fail or none\n";
-    return 2;
-  }
-
-  std::string cpu_flag = absl::GetFlag(FLAGS_cpu);
-  std::string pinned = "none";
-  if (cpu_flag != "none") {
-    int cpu;
-    if (!absl::SimpleAtoi(cpu_flag, &cpu)) {
-      std::cerr << "error: --cpu=" << cpu_flag << ": expected a CPU number, -1 or none\n";
-      return 2;
-    }
-    absl::StatusOr<int> got = PinToCpu(cpu);
-    if (!got.ok()) {
-      std::cerr << "error: --cpu: " << got.status() << "\n";
-      return 2;
-    }
-    pinned = absl::StrCat(*got);
-  }
-
-  // Where the results go: never over a full run unless --out says so.
-  const char* run_kind = options.quick ? "quick" : user_filter ? "filtered" : "full";
-  std::string out = FromWorkingDirectory(absl::GetFlag(FLAGS_out));
-  if (out.empty()) {
-    const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-    out = DefaultResultsPath(workspace != nullptr ? workspace : "", experiment,
-                             options.quick ? ".quick"
-                             : user_filter ? ".filtered"
-                                           : "");
-  }
-  const bool we_write = !user_out.has_value() && !list_tests;
-  const std::string tmp = absl::StrCat(out, ".tmp-", getpid());
-
-  // spawnlab's defaults, given to Google Benchmark as its own flags.
-  std::vector<std::string> defaults = {"--benchmark_display_aggregates_only=true"};
-  const bool in_rounds = bench_defaults.rounds > 0;
-  int rounds = 1;
-  if (in_rounds) {
-    rounds = options.quick ? 2 : bench_defaults.rounds;
-    int r;
-    if (user_repetitions && absl::SimpleAtoi(*user_repetitions, &r)) rounds = std::max(1, r);
-    if (list_tests) rounds = 1;
-    // Each registered copy of a row runs once; the rounds are the repetitions.
-    defaults.push_back("--benchmark_repetitions=1");
-    defaults.push_back("--benchmark_enable_random_interleaving=false");
-  } else if (!user_chose_repetitions) {
-    defaults.push_back(
-        absl::StrCat("--benchmark_repetitions=", options.quick ? 2 : bench_defaults.repetitions));
-    repetitions_per_row = options.quick ? 2 : bench_defaults.repetitions;
-  } else {
-    int r;
-    if (absl::SimpleAtoi(user_repetitions.value_or("1"), &r)) {
-      repetitions_per_row = std::max(1, r);
-    }
-  }
-  options.min_time = options.quick ? bench_defaults.quick_min_time : bench_defaults.min_time;
-  if (!user_chose_min_time) {
-    defaults.push_back(absl::StrCat("--benchmark_min_time=", options.min_time));
-  } else if (double t; absl::SimpleAtod(*user_min_time, &t) && t > 0) {
-    options.min_time = t;
-  }
-  const bool interleaved =
-      in_rounds ? false
-      : user_chose_interleaving
-          ? FlagValue(argc, argv, "benchmark_enable_random_interleaving") != "false"
-          : bench_defaults.random_interleaving;
-  if (!in_rounds && !user_chose_interleaving && bench_defaults.random_interleaving) {
-    defaults.push_back("--benchmark_enable_random_interleaving=true");
-  }
-  if (we_write) {
-    std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(out).parent_path(), ec);
-    if (ec) {
-      std::cerr << "error: cannot create the folder for " << out << ": " << ec.message() << "\n";
-      return 2;
-    }
-    if (tmp.size() >= sizeof(g_tmp_path)) {
-      std::cerr << "error: --out is too long\n";
-      return 2;
-    }
-    defaults.push_back(absl::StrCat("--benchmark_out=", tmp));
-    defaults.push_back("--benchmark_out_format=json");
-  }
-  std::vector<char*> extra = {argv[0]};
-  for (std::string& flag : defaults) extra.push_back(flag.data());
-  int extra_argc = static_cast<int>(extra.size());
-  benchmark::Initialize(&extra_argc, extra.data());
-
-  // One bench at a time: the lock, unless a suite that holds it started us.
   std::optional<BenchLock> lock;
-  std::string lock_story = "none taken (--lock=none)";
-  const char* held_by = std::getenv("SPAWNLAB_LOCK_HELD_BY");
-  if (list_tests) {
-    lock_story = "none taken (listing only)";
-  } else if (held_by != nullptr && *held_by != '\0') {
-    lock_story = absl::StrCat("held for it by ", held_by);
-  } else if (lock_mode != "none") {
-    std::string path = absl::GetFlag(FLAGS_lock_file);
-    if (path.empty()) path = DefaultBenchLockPath();
-    absl::StatusOr<BenchLock> got =
-        BenchLock::Acquire(path, absl::StrCat(experiment, " bench"),
-                           lock_mode == "fail" ? BenchLock::kFail : BenchLock::kWait, &std::cerr);
-    if (!got.ok()) {
-      std::cerr << "error: " << got.status().message() << "\n";
-      return 3;
-    }
-    lock.emplace(*std::move(got));
-    lock_story = lock->waited_for().empty()
-                     ? "acquired at once"
-                     : absl::StrFormat("waited %.0f s for %s",
-                                       absl::ToDoubleSeconds(lock->waited()), lock->waited_for());
+  absl::StatusOr<std::string> lock_story = std::string("none taken (listing only)");
+  if (!plan->list_tests) {
+    lock_story = TakeBenchLock(absl::StrCat(experiment, " bench"), plan->lock_mode,
+                               plan->lock_file, lock);
   }
-
-  // A full run is made of several processes (BenchDefaults::processes): this
-  // one, holding the lock, runs them and merges what they write.
-  int processes = absl::GetFlag(FLAGS_processes) > 0 ? absl::GetFlag(FLAGS_processes)
-                  : options.quick || worker > 0      ? 1
-                                                     : std::max(1, bench_defaults.processes);
-  if (processes > 1 && (!we_write || user_format.has_value() || user_out.has_value() || list_tests)) {
-    if (absl::GetFlag(FLAGS_processes) > 1) {
-      std::cerr << "error: --processes=" << processes
-                << " merges the processes' results into spawnlab's own file; it does not go "
-                   "with --benchmark_out, --benchmark_format or --benchmark_list_tests\n";
-      return 2;
-    }
-    processes = 1;
+  if (!lock_story.ok()) {
+    std::cerr << "error: " << lock_story.status().message() << "\n";
+    return absl::IsFailedPrecondition(lock_story.status()) ? 3 : 1;
   }
-  if (processes > 1) {
-    // The repetitions (rounds) asked for, shared out: each process measures
-    // every row ceil(total / processes) times.
-    const int total = in_rounds ? rounds : repetitions_per_row.load();
-    ProcessPlan plan;
-    plan.args = original_args;
-    plan.experiment = std::string(experiment);
-    plan.out = out;
-    plan.lock_story = lock_story;
-    plan.run_kind = run_kind;
-    plan.pinned = pinned;
-    plan.processes = std::min(processes, std::max(1, total));
-    plan.per_process = (total + plan.processes - 1) / plan.processes;
-    plan.in_rounds = in_rounds;
-    return RunInProcesses(plan, bench_defaults);
-  }
-  if (worker > 0) {
-    options.shuffle_offset = (worker - 1) * rounds;
-    benchmark::AddCustomContext("spawnlab.process", absl::StrCat(worker, "/", workers));
-  }
-
-  for (const auto& [key, value] : CollectEnvironment()) {
-    benchmark::AddCustomContext(key, value);
-  }
-  benchmark::AddCustomContext("spawnlab.experiment", std::string(experiment));
-  benchmark::AddCustomContext("spawnlab.quick", options.quick ? "true" : "false");
-  benchmark::AddCustomContext("spawnlab.run_kind", run_kind);
-  if (user_filter) benchmark::AddCustomContext("spawnlab.filter", *user_filter);
-  benchmark::AddCustomContext("spawnlab.pinned_cpu", pinned);
-  benchmark::AddCustomContext("spawnlab.random_interleaving", interleaved ? "true" : "false");
-  benchmark::AddCustomContext("spawnlab.rounds", in_rounds ? absl::StrCat(rounds) : "none");
-  // The key ratios' baseline, so that //analysis:compare --self_check finds
-  // the ratios to compare without being told.
-  if (!bench_defaults.ratio_baselines.empty()) {
-    benchmark::AddCustomContext("spawnlab.ratio_baseline",
-                                absl::StrJoin(bench_defaults.ratio_baselines, ",",
-                                              [](std::string* out, const RatioBaseline& by) {
-                                                absl::StrAppend(out, by.dimension, ":", by.value);
-                                              }));
-  }
-
-  std::vector<std::string> row_order;
-  for (int r = 0; r < rounds; ++r) {
-    options.round = r;
-    options.rounds = rounds;
-    options.row_order = r == 0 ? &row_order : nullptr;
-    register_benchmarks(options);
-  }
-
-  // The display: Google Benchmark's own reporter when a format was asked for
-  // (or the user took the file), else spawnlab's one line per row at the end.
-  const bool own_display = user_format.has_value() || user_out.has_value() || list_tests;
-  benchmark::ConsoleReporter::OutputOptions output = benchmark::ConsoleReporter::OO_None;
-  const std::string color = user_color.value_or("auto");
-  if (color == "true" || color == "yes" || color == "1" ||
-      (color == "auto" && isatty(STDOUT_FILENO) && std::getenv("TERM") != nullptr &&
-       std::string(std::getenv("TERM")) != "dumb")) {
-    output = static_cast<benchmark::ConsoleReporter::OutputOptions>(
-        output | benchmark::ConsoleReporter::OO_Color);
-  }
-  if (user_tabular.value_or("false") != "false") {
-    output = static_cast<benchmark::ConsoleReporter::OutputOptions>(
-        output | benchmark::ConsoleReporter::OO_Tabular);
-  }
-  std::unique_ptr<benchmark::BenchmarkReporter> inner;
-  if (own_display) {
-    const std::string format = user_format.value_or("console");
-    if (format == "json") {
-      inner = std::make_unique<benchmark::JSONReporter>();
-    } else if (format == "csv") {
-      // Deprecated upstream, still what --benchmark_format=csv gives.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-      inner = std::make_unique<benchmark::CSVReporter>();
-#pragma GCC diagnostic pop
-    } else {
-      inner = std::make_unique<benchmark::ConsoleReporter>(output);
-    }
-  }
-  RowReporter reporter(inner.get());
-  std::ostream& say = own_display ? std::cerr : std::cout;
-  if (worker > 0) {
-    // Process K of N: its parent says what the run is and prints the merged rows.
-  } else if (!own_display) {
-    say << experiment << ": "
-        << (in_rounds ? absl::StrCat(rows_registered.load() / rounds, " rows in ", rounds,
-                                     " rounds, each round every row once, shuffled")
-                      : absl::StrCat(rows_registered.load(), " rows, ",
-                                     interleaved ? "repetitions randomly interleaved"
-                                                 : "rows one after another"))
-        << (user_filter ? " (registered; --benchmark_filter picks among them)" : "")
-        << ", pinned to CPU " << pinned << "; results: " << out << std::endl;
-  } else if (user_format.value_or("console") == "console") {
-    // Debian's libbenchmark was built without NDEBUG and its console header
-    // says so; its timing loop is inline in this bench, compiled -O2.
-    std::cerr << "(Google Benchmark's \"Library was built as DEBUG\" below is about Debian's "
-                 "build of the library's bookkeeping; the timed loop is compiled into this "
-                 "bench, optimised.)"
-              << std::endl;
-  }
-
-  if (we_write) {
-    memcpy(g_tmp_path, tmp.c_str(), tmp.size() + 1);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) signal(sig, RemoveTmpAndDie);
-  }
-  const MachineSample before = SampleMachine();
-  size_t matched;
-  {
-    ProgressTicker ticker(interleaved ? &runs_done : reporter.repetitions_done());
-    matched = benchmark::RunSpecifiedBenchmarks(&reporter);
-  }
-  if (bench_defaults.after_run) bench_defaults.after_run();
-  const MachineSample after = SampleMachine();
-  benchmark::Shutdown();
-
-  if (list_tests) return 0;
-  if (matched == 0) {
-    if (we_write) unlink(tmp.c_str());
-    std::cerr << "error: no row ran: --benchmark_filter=" << (user_filter ? *user_filter : "")
-              << " matched no row or is not a valid "
-              << "regular expression (see the message above). Nothing was written"
-              << (we_write && worker == 0 ? absl::StrCat("; ", out, " is as it was") : "")
-              << ".\n";
-    return 2;
-  }
-  if (!we_write) return 0;  // the user's own --benchmark_out: left as Google Benchmark wrote it
-
-  std::ifstream in(tmp, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  in.close();
-  nlohmann::json doc = ParseBenchmarkJson(text.str());
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("context")) {
-    unlink(tmp.c_str());
-    std::cerr << "error: Google Benchmark wrote no readable JSON; " << out << " is as it was\n";
-    return 1;
-  }
-  if (in_rounds) MergeRounds(doc, row_order);
-  const RowCounts counts = CountRows(doc);
-  if (counts.measured == 0) {
-    unlink(tmp.c_str());
-    std::cerr << "error: no row measured (" << counts.skipped << " skipped, " << counts.failed
-              << " failed); nothing written, " << out << " is as it was\n";
-    if (!own_display) PrintSummary(doc, bench_defaults, say);
-    return 1;
-  }
-
-  nlohmann::json& context = doc["context"];
-  context.erase("host_name");  // the machine's name: spawnlab records host.id instead
-  for (const auto& [key, value] : DescribeRun(before, after)) context[key] = value;
-  context["run.lock"] = lock_story;
-  RecordNoise(doc, bench_defaults.canary_row);
-  if (absl::Status s = WriteFile(tmp, doc.dump(2) + "\n"); !s.ok()) {
-    unlink(tmp.c_str());
-    std::cerr << "error: " << s.message() << "; " << out << " is as it was\n";
-    return 1;
-  }
-  if (rename(tmp.c_str(), out.c_str()) != 0) {
-    std::cerr << "error: rename " << tmp << " to " << out << ": " << strerror(errno) << "\n";
-    unlink(tmp.c_str());
-    return 1;
-  }
-  g_tmp_path[0] = '\0';
-
-  if (worker > 0) return counts.failed > 0 ? 1 : 0;
-  if (!own_display) PrintSummary(doc, bench_defaults, say);
-  say << "\nrun: " << context["run.seconds"].get<std::string>()
-      << " s, noisy: " << context["run.noisy"].get<std::string>() << "\nresults: " << out << " ("
-      << run_kind << " run: " << counts.measured << " rows measured, " << counts.skipped
-      << " skipped, " << counts.failed << " failed)" << std::endl;
-  if (counts.failed > 0) {
-    std::cerr << "error: " << counts.failed << " row(s) failed; see error_message in the JSON\n";
-    return 1;
-  }
-  return 0;
+  if (plan->processes > 1) return RunInProcesses(cl, *plan, *lock_story, defaults);
+  return RunHere(cl, *plan, *lock_story, defaults, register_benchmarks);
 }
 
 }  // namespace spawnlab

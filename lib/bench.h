@@ -16,9 +16,10 @@
 //                  its share of the repetitions, merged into one file
 //                  (BenchDefaults::processes; 1 with --quick)
 //
-// Results are never lost: Google Benchmark writes to a temporary file beside
-// the target, and only a run that completed and measured at least one row is
-// renamed into place, as strict JSON (null, never a bare NaN), with the run's
+// Results are never lost: Google Benchmark writes into a private folder
+// (mkdtemp), and only a run that completed and measured at least one row is
+// written over the target whole (safe_file.h: never through a link, never over
+// a device; --out=/dev/null writes into the device), as strict JSON (null, never a bare NaN), with the run's
 // conditions (run_record.h) and the lock's story added to its `context`. A
 // filter that matches nothing, an invalid filter, --benchmark_list_tests or an
 // interrupted run leave the previous file as it was.
@@ -39,9 +40,8 @@
 //   void BM_Nothing(benchmark::State& state) {
 //     for (auto _ : state) benchmark::DoNotOptimize(0);
 //   }
-//   void Register(const spawnlab::BenchOptions& options) {
-//     spawnlab::Configure(benchmark::RegisterBenchmark("nothing/op:none", BM_Nothing),
-//                         options);  // add ->UseRealTime() if the loop sets no time
+//   void Register(const spawnlab::BenchOptions& options) {  // once per round
+//     spawnlab::RegisterRound(options, {{"nothing/op:none", BM_Nothing, spawnlab::Clock::kLibrary}});
 //   }
 //   int main(int argc, char** argv) {
 //     return spawnlab::BenchMain(argc, argv, "foo", Register);
@@ -103,12 +103,10 @@ void ShuffleForRound(std::vector<T>& items, int round) {
 enum class Clock { kManual, kLibrary };
 
 // Applies the project's row settings: the `min` statistic beside Google
-// Benchmark's mean/median/stddev/cv, and `clock`. Repetitions (9 by
-// default, enough for compare's Mann-Whitney U test; 2 with --quick), the
-// minimum time per repetition and aggregates-only display are set once for the
-// whole run by BenchMain, through Google Benchmark's own flags, so that they
-// stay out of the row names; --benchmark_repetitions=N and
-// --benchmark_min_time=S given on the command line win.
+// Benchmark's mean/median/stddev/cv, and `clock`. The rounds, the minimum time
+// per repetition and aggregates-only display are set once for the whole run
+// by BenchMain, through Google Benchmark's own flags, so that they stay out
+// of the row names; --benchmark_min_time=S given on the command line wins.
 benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
                                           const BenchOptions& options,
                                           Clock clock = Clock::kManual);
@@ -144,32 +142,17 @@ std::string FromWorkingDirectory(const std::string& path);
 
 // A bench's defaults for Google Benchmark's own flags (the command line wins).
 struct BenchDefaults {
-  // Repetitions per row (2 with --quick). compare's U test wants 9 at least;
-  // 25, because this project's VM slows by 15-40% in bursts of tens of ms,
-  // some 10-25% of the time, and the median of 9 repetitions of 50 ms moved
-  // by 5-15% between two runs of the same code where that of 25 holds. A
-  // bench whose repetitions are long may choose fewer and say why.
-  int repetitions = 25;
   // How long each repetition of a row runs at least, in seconds.
   double min_time = 0.05;
   double quick_min_time = 0.001;
-  // Shuffle the repetitions of all rows (--benchmark_enable_random_interleaving),
-  // so that a slow phase of a shared machine, or the first rows of a run
-  // being slower, is spread over every row instead of biasing some. It
-  // shuffles all repetitions of all rows together, so repetition k of two
-  // rows ran at unrelated moments and a ratio or a canary "paired" by k is
-  // not: every bench of this project runs in rounds instead (below).
-  bool random_interleaving = false;
-  // Rounds instead of Google Benchmark's repetitions (0: repetitions): the
-  // bench's Register is called once per round and registers every row, each
-  // measured once, in a shuffled order (BenchOptions). Repetition k of every
-  // row then runs in round k, so a ratio of two rows taken within a round
-  // cancels the machine's drift between rounds (PairedRatios); Google
-  // Benchmark's random interleaving shuffles all repetitions of all rows
-  // together, which spreads drift but pairs nothing. 2 with --quick;
-  // --benchmark_repetitions=N sets it. The JSON is merged into Google
-  // Benchmark's repetitions layout (bench_results.h: MergeRounds).
-  int rounds = 0;
+  // A run is made of rounds: the bench's Register is called once per round
+  // and registers every row, each measured once, in a shuffled order
+  // (BenchOptions). Repetition k of every row then runs in round k, so a ratio
+  // of two rows taken within a round cancels the machine's drift between
+  // rounds (PairedRatios). 2 with --quick; --benchmark_repetitions=N (1 to
+  // 1000) sets it. The JSON is merged into Google Benchmark's repetitions
+  // layout (bench_results.h: MergeRounds).
+  int rounds = 25;
   // Key ratios printed after the rows: for each baseline, each row over the
   // row that differs only in that dimension, which the baseline has at that
   // value (e.g. {"method", "vfork"}), paired by round. Empty: none.
@@ -181,19 +164,15 @@ struct BenchDefaults {
   // Called after the last row, before the run's conditions are read: stop
   // helper processes here, so that their CPU time is counted as the bench's.
   std::function<void()> after_run;
-  // A full run is made of this many processes, one after another, each a
-  // fresh exec of the bench measuring every row in its share of the
-  // repetitions (rounds), merged into one results file whose iteration rows
-  // name their process (bench_results.h: kProcessField). Two processes of
-  // the same binary differ by more than the repetitions inside one show (how
-  // the kernel laid out and backed this process's memory, its page cache
-  // and ASLR): on this project's VM, two single-process runs of identical
-  // code came out 2-4% apart on rows whose 25 repetitions each had a cv
-  // under 1%, which the U test on repetitions calls different at p < 0.001.
-  // With several processes //analysis:compare tests the processes' medians
-  // instead. Ten: compare.py's nine a side, and one more so that the U
-  // test's smallest p (0.0002) lets a lone row among clone3's 241 reach
-  // q < 0.05. --processes=N sets it; a --quick run is one process.
+  // A full run is made of this many processes (--processes=N, 1 to 100),
+  // one after another, each a fresh exec of the bench measuring every row in
+  // its share of the rounds, merged into one results file whose iteration
+  // rows name their process (bench_results.h: kProcessField). Two processes
+  // of one binary differ by more than the rounds inside one show (memory
+  // layout, page cache, ASLR), so //analysis:compare tests the processes'
+  // medians. Ten: compare.py's nine a side and one more, so that the U test's
+  // smallest p lets a lone row of a large bench reach q < 0.05. A --quick
+  // run is one process.
   int processes = 10;
 };
 

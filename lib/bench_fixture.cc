@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
@@ -38,21 +39,18 @@ void BM_Hang(benchmark::State& state) {
 }
 
 void Register(const spawnlab::BenchOptions& options) {
-  spawnlab::Configure(benchmark::RegisterBenchmark("fixture/op:clock", BM_Clock), options);
-  spawnlab::Configure(benchmark::RegisterBenchmark("fixture/op:missing", BM_Missing), options);
-  if (absl::GetFlag(FLAGS_hang)) {
-    spawnlab::Configure(benchmark::RegisterBenchmark("fixture/op:hang", BM_Hang), options);
-  }
-  if (absl::GetFlag(FLAGS_fail)) {
-    spawnlab::Configure(benchmark::RegisterBenchmark("fixture/op:broken", BM_Broken), options);
-  }
+  std::vector<spawnlab::RoundRow> rows = {{"fixture/op:clock", BM_Clock},
+                                          {"fixture/op:missing", BM_Missing}};
+  if (absl::GetFlag(FLAGS_hang)) rows.push_back({"fixture/op:hang", BM_Hang});
+  if (absl::GetFlag(FLAGS_fail)) rows.push_back({"fixture/op:broken", BM_Broken});
+  spawnlab::RegisterRound(options, std::move(rows));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
-  defaults.random_interleaving = true;
+  defaults.rounds = 9;
   defaults.canary_row = "fixture/op:clock";
   return spawnlab::BenchMain(argc, argv, "fixture", Register, defaults);
 }

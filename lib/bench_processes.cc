@@ -20,6 +20,7 @@
 #include "lib/bench_results.h"
 #include "lib/benchmark_json.h"
 #include "lib/run_record.h"
+#include "lib/safe_file.h"
 #include "lib/spawn.h"
 
 namespace spawnlab {
@@ -57,22 +58,7 @@ std::vector<std::string> WithoutFlags(const std::vector<std::string>& args,
 }
 
 absl::Status WriteResultsFile(const std::string& path, const nlohmann::json& doc) {
-  const std::string tmp = absl::StrCat(path, ".tmp-", getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << doc.dump(2) << "\n";
-    f.close();
-    if (!f) {
-      unlink(tmp.c_str());
-      return absl::DataLossError(absl::StrCat("cannot write ", tmp));
-    }
-  }
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    unlink(tmp.c_str());
-    return absl::ErrnoToStatus(err, absl::StrCat("rename ", tmp, " to ", path));
-  }
-  return absl::OkStatus();
+  return WriteFileAtomically(path, doc.dump(2) + "\n");
 }
 
 absl::StatusOr<nlohmann::json> RunProcesses(
@@ -85,10 +71,14 @@ absl::StatusOr<nlohmann::json> RunProcesses(
   sigaction(SIGINT, &forward, &old_int);
   sigaction(SIGTERM, &forward, &old_term);
   sigaction(SIGHUP, &forward, &old_hup);
+  // The processes' results go into a private folder, removed with it.
+  absl::StatusOr<TempDir> scratch = TempDir::Make("spawnlab-processes");
+  if (!scratch.ok()) return scratch.status();
   std::vector<std::string> parts;
   // Undoes what this function did, and dies of the signal that interrupted it.
   auto finish = [&](bool interrupted) {
     for (const std::string& p : parts) unlink(p.c_str());
+    rmdir(scratch->path().c_str());
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
     sigaction(SIGHUP, &old_hup, nullptr);
@@ -105,7 +95,7 @@ absl::StatusOr<nlohmann::json> RunProcesses(
   int64_t voluntary = 0, involuntary = 0;
   const MachineSample before = SampleMachine();
   for (int k = 1; k <= processes && g_parent_signal == 0; ++k) {
-    parts.push_back(absl::StrCat(out, ".tmp-", getpid(), ".process-", k));
+    parts.push_back(absl::StrCat(scratch->path(), "/process-", k, ".json"));
     std::vector<std::string> argv = args;
     for (std::string& a : process_args(k, parts.back())) argv.push_back(std::move(a));
     const absl::Time t0 = absl::Now();

@@ -35,7 +35,7 @@ namespace spawnlab {
 // Runs this program
 // (/proc/self/exe) with `args` (argv[0] first) and `process_args(k, part)`
 // once per process k = 1..processes, one after another, each writing its
-// results to `part`, and returns their rows merged (bench_results.h:
+// results to `part` (a file in a private folder of mkdtemp's), and returns their rows merged (bench_results.h:
 // MergeProcesses) with the whole run's record in the context (run.*, from
 // before the first process to after the last; run.processes, each one's time
 // and noise; spawnlab.processes) and the canary's noise (RecordNoise). It
@@ -56,7 +56,7 @@ absl::StatusOr<nlohmann::json> RunProcesses(
 std::vector<std::string> WithoutFlags(const std::vector<std::string>& args,
                                       const std::vector<std::string>& flags);
 
-// Writes `doc` to `path` through a temporary beside it, renamed into place.
+// Writes `doc` to `path` whole (safe_file.h: WriteFileAtomically).
 absl::Status WriteResultsFile(const std::string& path, const nlohmann::json& doc);
 
 }  // namespace spawnlab

@@ -161,7 +161,27 @@ std::string Minutes(int64_t seconds) {
 }
 
 volatile sig_atomic_t g_interrupted = 0;
-void OnInterrupt(int) { g_interrupted = 1; }
+// The bench (or report) running now: an interrupt is passed on to it.
+volatile sig_atomic_t g_child_pid = 0;
+void OnInterrupt(int sig) {
+  g_interrupted = 1;
+  if (g_child_pid > 0) kill(static_cast<pid_t>(g_child_pid), sig);
+}
+
+// Runs `args` and waits for it, passing on an interrupt. The suite's lock
+// descriptor (if any) is handed to it (bench_lock.h: kInheritedLockEnv), so
+// the lock lasts while the bench does, even if the suite is killed; the bench
+// dies with the suite (PR_SET_PDEATHSIG).
+absl::StatusOr<ExitStatus> RunChild(const std::vector<std::string>& args, int lock_fd = -1) {
+  SpawnOptions options;
+  if (lock_fd >= 0) options.fd_map.emplace_back(lock_fd, lock_fd);
+  absl::StatusOr<Child> child = Spawn(SpawnMethod::kPosixSpawn, ExecSpec(args[0], args), options);
+  if (!child.ok()) return child.status();
+  g_child_pid = child->pid();
+  absl::StatusOr<ExitStatus> status = child->Wait();
+  g_child_pid = 0;
+  return status;
+}
 
 // The results file's run.noisy: "" for a quiet run (or one that says nothing).
 std::string NoisyReason(const std::string& path) {
@@ -293,11 +313,11 @@ int SuiteMain(int argc, char** argv) {
     std::cerr << "error: " << lock.status().message() << "\n";
     return 3;
   }
-  setenv("SPAWNLAB_LOCK_HELD_BY", absl::StrCat("suite pid ", getpid()).c_str(), 1);
-  // Ctrl-C reaches the running bench through the terminal's process group; the
-  // suite stops after it instead of starting the next.
-  signal(SIGINT, OnInterrupt);
-  signal(SIGTERM, OnInterrupt);
+  setenv(kInheritedLockEnv, absl::StrCat(lock->fd()).c_str(), 1);
+  // An interrupt is passed on to the running bench (Ctrl-C also reaches it
+  // through the terminal's process group); the suite stops after it instead
+  // of starting the next, and exits 130.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, OnInterrupt);
 
   const absl::Time start = absl::Now();
   std::vector<std::string> failed, not_reproducible, discarded;
@@ -337,9 +357,7 @@ int SuiteMain(int argc, char** argv) {
           run_args.push_back("--out=" + outs.back());
           std::cout << "[suite] " << e.name << ": run " << run << " of 2" << std::endl;
         }
-        absl::StatusOr<Child> child =
-            Spawn(SpawnMethod::kPosixSpawn, ExecSpec(run_args[0], run_args));
-        status = child.ok() ? child->Wait() : absl::StatusOr<ExitStatus>(child.status());
+        status = RunChild(run_args, lock->fd());
         if (!status.ok() || !status->success()) break;
       }
       if (!status.ok() || !status->success() || attempt == attempts) break;
@@ -360,9 +378,7 @@ int SuiteMain(int argc, char** argv) {
     if (self_check && status.ok() && status->success() && outs.size() == 2) {
       std::cout << "\n[suite] " << e.name << ": how far two runs agree\n" << std::endl;
       const std::string compare = RunfileOrExit("analysis/compare");
-      absl::StatusOr<Child> c = Spawn(
-          SpawnMethod::kPosixSpawn, ExecSpec(compare, {compare, "--self_check", outs[0], outs[1]}));
-      absl::StatusOr<ExitStatus> s = c.ok() ? c->Wait() : absl::StatusOr<ExitStatus>(c.status());
+      absl::StatusOr<ExitStatus> s = RunChild({compare, "--self_check", outs[0], outs[1]});
       if (!s.ok() || !s->exited() || (s->exit_code() != 0 && s->exit_code() != 3)) {
         failed.push_back(absl::StrCat(e.name, " (self-check)"));
       } else if (s->exit_code() == 3) {
@@ -386,9 +402,7 @@ int SuiteMain(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_report) && !g_interrupted && (!self_check || keep_self_check)) {
     std::cout << "\n[suite] regenerating reports/" << std::endl;
     const std::string report = RunfileOrExit("analysis/report");
-    absl::StatusOr<Child> child = Spawn(SpawnMethod::kPosixSpawn, ExecSpec(report, {report}));
-    absl::StatusOr<ExitStatus> status =
-        child.ok() ? child->Wait() : absl::StatusOr<ExitStatus>(child.status());
+    absl::StatusOr<ExitStatus> status = RunChild({report});
     if (!status.ok() || !status->success()) failed.push_back("report");
   }
 
@@ -414,11 +428,9 @@ int SuiteMain(int argc, char** argv) {
     std::cout << "discarded as noisy and measured again (--retry_noisy):\n  "
               << absl::StrJoin(discarded, "\n  ") << "\n";
   }
-  if (!failed.empty()) {
-    std::cout << "failed: " << absl::StrJoin(failed, ", ") << "\n";
-    return 1;
-  }
-  return g_interrupted ? 130 : 0;
+  if (!failed.empty()) std::cout << "failed: " << absl::StrJoin(failed, ", ") << "\n";
+  if (g_interrupted) return 130;
+  return failed.empty() ? 0 : 1;
 }
 
 }  // namespace spawnlab

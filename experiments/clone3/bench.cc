@@ -252,7 +252,7 @@ int main(int argc, char** argv) {
   // 15 rounds of 10 ms repetitions: the 9 rounds of 20 ms it ran before in
   // about the same time, with more rounds for each key ratio's median and a
   // round short enough that the machine's bursts of slowness (tens of ms)
-  // fall on fewer of its rows (BenchDefaults::repetitions).
+  // fall on fewer of its rows.
   defaults.rounds = 15;
   defaults.min_time = 0.01;
   defaults.ratio_baselines = {{"method", "vfork"}};

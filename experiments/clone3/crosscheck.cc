@@ -84,6 +84,7 @@
 #include "lib/environment.h"
 #include "lib/run_record.h"
 #include "lib/runfiles.h"
+#include "lib/safe_file.h"
 #include "nlohmann/json.hpp"
 
 namespace {
@@ -486,22 +487,16 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  if (absl::StatusOr<spawnlab::WriteTarget> t = spawnlab::CheckWriteTarget(out); !t.ok()) {
+    fprintf(stderr, "crosscheck: --out: %s\n", std::string(t.status().message()).c_str());
+    return 2;
+  }
   std::optional<spawnlab::BenchLock> lock;
-  std::string lock_story = "none taken (--lock=none)";
-  const char* held_by = getenv("SPAWNLAB_LOCK_HELD_BY");
-  if (held_by != nullptr && *held_by != '\0') {
-    lock_story = std::string("held for it by ") + held_by;
-  } else if (lock_mode != "none") {
-    absl::StatusOr<spawnlab::BenchLock> got = spawnlab::BenchLock::Acquire(
-        spawnlab::DefaultBenchLockPath(), "crosscheck",
-        lock_mode == "fail" ? spawnlab::BenchLock::kFail : spawnlab::BenchLock::kWait, &std::cerr);
-    if (!got.ok()) {
-      fprintf(stderr, "error: %s\n", std::string(got.status().message()).c_str());
-      return 3;
-    }
-    lock.emplace(*std::move(got));
-    lock_story =
-        lock->waited_for().empty() ? "acquired at once" : "waited for " + lock->waited_for();
+  absl::StatusOr<std::string> lock_story =
+      spawnlab::TakeBenchLock("crosscheck", lock_mode, "", lock);
+  if (!lock_story.ok()) {
+    fprintf(stderr, "error: %s\n", std::string(lock_story.status().message()).c_str());
+    return absl::IsFailedPrecondition(lock_story.status()) ? 3 : 1;
   }
 
   // A full run is made of several processes (lib/bench_processes.h): the
@@ -554,7 +549,7 @@ int main(int argc, char** argv) {
       fprintf(stderr, "%-58s%s\n", name.c_str(), shown[name].c_str());
     }
     nlohmann::json& context = doc["context"];
-    context["run.lock"] = lock_story;
+    context["run.lock"] = *lock_story;
     context["spawnlab.rounds"] = std::to_string(processes * rounds_per_process);
     context["spawnlab.rounds_per_process"] = std::to_string(rounds_per_process);
     if (absl::Status s = spawnlab::WriteResultsFile(out, doc); !s.ok()) {
@@ -738,7 +733,7 @@ int main(int argc, char** argv) {
   nlohmann::json context = nlohmann::json::object();
   for (const auto& [key, value] : spawnlab::CollectEnvironment()) context[key] = value;
   for (const auto& [key, value] : spawnlab::DescribeRun(before, after)) context[key] = value;
-  context["run.lock"] = lock_story;
+  context["run.lock"] = *lock_story;
   context["spawnlab.experiment"] = "crosscheck";
   context["spawnlab.quick"] = quick ? "true" : "false";
   context["spawnlab.run_kind"] = quick ? "quick" : "full";
@@ -757,16 +752,10 @@ int main(int argc, char** argv) {
   context["spawnlab.ratio_baseline"] = "op:vfork-exec,parent:minimal";
   nlohmann::json doc = {{"context", context}, {"benchmarks", rows}};
   spawnlab::RecordNoise(doc, kCanaryRow);
-  const std::string tmp = out + ".tmp-" + std::to_string(getpid());
-  {
-    std::ofstream f(tmp);
-    f << doc.dump(2) << "\n";
-    f.close();
-    if (!f || rename(tmp.c_str(), out.c_str()) != 0) {
-      unlink(tmp.c_str());
-      fprintf(stderr, "crosscheck: cannot write %s\n", out.c_str());
-      return 1;
-    }
+  if (absl::Status s = spawnlab::WriteResultsFile(out, doc); !s.ok()) {
+    fprintf(stderr, "crosscheck: %s; %s is as it was\n", std::string(s.message()).c_str(),
+            out.c_str());
+    return 1;
   }
   if (worker > 0) return 0;
   fprintf(stderr, "run: %s s, noisy: %s\nresults: %s\n",

@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
   // Rounds: each round runs every row once, shuffled, so that each inlining
   // and each child's -O0 is compared with its default within a round.
-  defaults.rounds = 25;  // as many as BenchDefaults::repetitions: a round is ~1 s
+  defaults.rounds = 25;  // a round is ~1 s
   defaults.ratio_baselines = {{"inline", "default"}, {"child-opt", "O2"}};
   // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "spawn/inline:default/method:vfork/until:exit";

@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
   // Rounds: each round runs every row once, shuffled, so that each variant's
   // ratio to its static baseline is taken within a round, drift cancelled.
-  defaults.rounds = 25;  // as many as BenchDefaults::repetitions: a round is ~1 s
+  defaults.rounds = 25;  // a round is ~1 s
   defaults.ratio_baselines = {{"child-link", "static"}, {"parent-link", "static"}};
   // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "spawn/parent-link:static/method:vfork/until:exit";

@@ -52,6 +52,7 @@
 #include "absl/time/time.h"
 #include "lib/command.h"
 #include "lib/runfiles.h"
+#include "lib/safe_file.h"
 #include "lib/together.h"
 #include "re2/re2.h"
 
@@ -106,12 +107,11 @@ SpawnKinds Classify(const std::string& log) {
 
 // Runs `argv` (its last two arguments N and the child) under strace.
 absl::StatusOr<SpawnKinds> Trace(const std::vector<std::string>& argv) {
-  const std::string dir =
-      std::filesystem::temp_directory_path() / absl::StrCat("spawnlab-runtime-trace-", getpid());
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return absl::InternalError(absl::StrCat("creating ", dir, ": ", ec.message()));
-  const std::string log = dir + "/strace.log";
+  // A fresh private folder (mkdtemp, 0700): a folder another user made for
+  // the coming pids, with a link in it, cannot turn root's strace against a file.
+  absl::StatusOr<TempDir> dir = TempDir::Make("spawnlab-runtime-trace");
+  if (!dir.ok()) return dir.status();
+  const std::string log = dir->path() + "/strace.log";
   std::vector<std::string> args = {"-f", "-qq", "-e", "trace=clone,clone3,fork,vfork",
                                    "-o", log,   "--"};
   args.insert(args.end(), argv.begin(), argv.end());
@@ -124,7 +124,6 @@ absl::StatusOr<SpawnKinds> Trace(const std::vector<std::string>& argv) {
   std::ifstream in(log);
   std::stringstream text;
   text << in.rdbuf();
-  std::filesystem::remove_all(dir, ec);
   if (!r.ok()) return r.status();
   if (!r->status.success()) {
     const std::string err(absl::StripAsciiWhitespace(r->err));
