@@ -77,20 +77,17 @@ int main(int argc, char** argv) {
     }
   }
   std::cout << analysis::ContextDifferences(*old_file, *new_file);
-  auto read = [&](const std::string& p) {
-    std::ifstream in(resolve(p), std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return spawnlab::ParseBenchmarkJson(text.str());
-  };
+  // Each file is read once (a FIFO or /dev/stdin has nothing to give twice):
+  // the rows in repetition order come from the text LoadResultsFile kept.
+  auto read = [](const analysis::ResultsFile& f) { return spawnlab::ParseBenchmarkJson(f.text); };
   if (self_check) {
     analysis::Reproducibility r = analysis::CheckReproducibility(
-        *old_file, *new_file, read(files[0]), read(files[1]), ratios);
+        *old_file, *new_file, read(*old_file), read(*new_file), ratios);
     std::cout << r.table;
     return r.meets_targets ? 0 : 3;
   }
   if (ratios) {
-    analysis::RatioComparison c = analysis::CompareRatios(read(files[0]), read(files[1]), *ratios);
+    analysis::RatioComparison c = analysis::CompareRatios(read(*old_file), read(*new_file), *ratios);
     if (c.rows.empty()) {
       std::cerr << "error: no row has a " << ratios->dimension << ":" << ratios->value
                 << " partner in both files\n";

@@ -23,6 +23,7 @@
 #include "analysis/report.h"
 #include "analysis/results.h"
 #include "lib/runfiles.h"
+#include "lib/safe_file.h"
 
 ABSL_FLAG(std::string, results, "", "Results folder (default: <workspace>/results).");
 ABSL_FLAG(std::string, reports, "", "Reports folder (default: <workspace>/reports).");
@@ -100,6 +101,13 @@ int main(int argc, char** argv) {
   }
   analysis::ResultsSet set = analysis::LoadResultsDir(results_dir);
   for (const absl::Status& e : set.errors) std::cerr << "error: " << e.message() << "\n";
+  // A mistyped --results would otherwise turn every report into "no results"
+  // and remove the ones it no longer produces.
+  if (set.files.empty()) {
+    std::cerr << "error: " << results_dir
+              << " holds no results file; reports/ is left as it was (give --results=DIR)\n";
+    return 2;
+  }
 
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -123,10 +131,9 @@ int main(int argc, char** argv) {
   for (const auto& [name, text] : files) {
     std::string path = absl::StrCat(reports_dir, "/", name);
     if (ReadFile(path) == text) continue;  // unchanged: leave the file as it is
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) {
-      std::cerr << "error: cannot write " << path << "\n";
+    // Whole or not at all: a full disk leaves the previous file, not half an SVG.
+    if (absl::Status s = spawnlab::WriteFileAtomically(path, text); !s.ok()) {
+      std::cerr << "error: " << s.message() << "\n";
       return 2;
     }
     ++written;

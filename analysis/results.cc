@@ -259,6 +259,10 @@ absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_vi
 }
 
 absl::StatusOr<ResultsFile> LoadResultsFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a results file"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot be opened"));
   std::stringstream buffer;
