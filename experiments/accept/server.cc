@@ -259,6 +259,7 @@ struct Conn {
   bool served = false;       // at least one request answered
   int64_t last_progress;     // last byte read or written (or the accept)
   int64_t head_started = 0;  // when `in` got the first byte of a head; 0 if empty
+  int64_t last_received = 0;  // when bytes last came in
 
   explicit Conn(int64_t now) : last_progress(now) {}
 
@@ -280,7 +281,7 @@ struct Conn {
     if (close_after) return;  // what follows a closing request is dropped
     if (in.empty()) head_started = now;
     in.append(data, n);
-    last_progress = now;
+    last_progress = last_received = now;
   }
   // Answers the complete requests in `in`, up to the high-water mark.
   // True if it added output.
@@ -290,7 +291,10 @@ struct Conn {
         spawnlab::http::Respond(in, worker, force_close, kHighWater - out.size(), out.string());
     in.erase(0, a.consumed);
     if (handler_spin > 0 && a.requests > 0) Spin(handler_spin * a.requests);
-    if (in.empty()) head_started = 0;
+    // What is left is the start of the next head, which came with the last
+    // read at the earliest it can be known: a pipelining client's clock starts
+    // anew with each request answered, not at its connection's first byte.
+    if (a.consumed > 0) head_started = in.empty() ? 0 : last_received;
     if (a.requests > 0) served = true;
     if (a.rejected) stats->rejected++;
     if (a.close) {

@@ -368,6 +368,38 @@ TEST_P(HostileTest, SilentAndIdleClientsAreClosedAndDoNotStopTheServer) {
   EXPECT_GE(stats["header_timeouts"] + stats["idle_timeouts"], 2);
 }
 
+// issue 44: a keep-alive client that pipelines (a complete request and half
+// of the next in every send) was dropped as a "header timeout" one header
+// timeout after its first byte: the deadline kept that byte's time while
+// complete requests flowed. A deadline, not a measurement: sends come every
+// 100 ms against a timeout of 800 ms.
+TEST_P(HostileTest, APipeliningClientIsNotTimedOutWhileItsRequestsFlow) {
+  if (blocking()) GTEST_SKIP() << "a blocking worker answers one request per connection";
+  START_OR_SKIP({"--header_timeout=800ms", "--idle_timeout=5s"});
+  int fd = Connect(server_->port());
+  ASSERT_GE(fd, 0);
+  const std::string req = Request(true);
+  const size_t half = req.size() / 2;
+  SendAll(fd, req.substr(0, half));
+  std::string got;
+  bool closed = false;
+  constexpr int kSends = 25;  // 2.5 s: three header timeouts
+  for (int i = 0; i < kSends && !closed; ++i) {
+    usleep(100 * 1000);
+    SendAll(fd, req.substr(half) + req.substr(0, half));
+    char buf[1 << 16];
+    ssize_t n;
+    while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) got.append(buf, n);
+    closed = n == 0;
+  }
+  close(fd);
+  int answers = 0;
+  for (size_t at = 0; (at = got.find("200 OK", at)) != std::string::npos; ++at) ++answers;
+  EXPECT_FALSE(closed) << "the server closed an active client after " << answers << " answers";
+  EXPECT_GE(answers, kSends - 1);
+  EXPECT_EQ(Stop()["header_timeouts"], 0);
+}
+
 // The proxy closed both sides at the client's end of stream and dropped the
 // answers still on their way.
 TEST_P(HostileTest, AHalfClosedClientStillGetsItsAnswers) {
