@@ -71,10 +71,16 @@ int main(int argc, char** argv) {
   absl::StatusOr<analysis::ResultsFile> old_file = analysis::LoadResultsFile(resolve(files[0]));
   absl::StatusOr<analysis::ResultsFile> new_file = analysis::LoadResultsFile(resolve(files[1]));
   for (const auto* f : {&old_file, &new_file}) {
-    if (!f->ok()) {
+    if (!f->ok()) {  // a file that is missing or no results file: bad input
       std::cerr << "error: " << f->status().message() << "\n";
-      return 1;
+      return 2;
     }
+  }
+  if (old_file->experiment() != new_file->experiment()) {
+    std::cerr << "error: " << old_file->path << " is a run of " << old_file->experiment() << ", "
+              << new_file->path << " of " << new_file->experiment()
+              << ": compare takes two runs of one bench\n";
+    return 2;
   }
   std::cout << analysis::ContextDifferences(*old_file, *new_file);
   // Each file is read once (a FIFO or /dev/stdin has nothing to give twice):

@@ -17,4 +17,12 @@ grep -q "key ratios (over " <<<"$out" || fail "the key-ratio targets were droppe
 dir=$(mktemp -d "${TEST_TMPDIR:-/tmp}/compare.XXXXXX")
 if err=$("$compare" "$dir" "$f" 2>&1); then fail "a directory was compared"; fi
 grep -q "is a directory" <<<"$err" || fail "a directory was not named as one: $err"
-echo "compare_main_test: 3 passed, 0 failed"
+# Two different benches are not "not reproducible": they are not comparable.
+sed 's/"spawnlab.experiment": "command"/"spawnlab.experiment": "other"/' "$f" > "$dir/other.json"
+set +e
+err=$("$compare" --self_check "$f" "$dir/other.json" 2>&1)
+rc=$?
+set -e
+((rc == 2)) || fail "two benches compared with exit $rc: $err"
+grep -q "two runs of one bench" <<<"$err" || fail "no clear error for two benches: $err"
+echo "compare_main_test: 4 passed, 0 failed"

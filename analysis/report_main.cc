@@ -102,8 +102,16 @@ int main(int argc, char** argv) {
   analysis::ResultsSet set = analysis::LoadResultsDir(results_dir);
   for (const absl::Status& e : set.errors) std::cerr << "error: " << e.message() << "\n";
   // A mistyped --results would otherwise turn every report into "no results"
-  // and remove the ones it no longer produces.
-  if (set.files.empty()) {
+  // and remove the ones it no longer produces: a folder with no JSON file at
+  // all (quick and filtered runs count here) is no results folder.
+  bool any_json = false;
+  std::error_code walk_ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(results_dir, walk_ec);
+       !walk_ec && it != std::filesystem::recursive_directory_iterator() && !any_json;
+       it.increment(walk_ec)) {
+    any_json = absl::EndsWith(it->path().filename().string(), ".json");
+  }
+  if (!any_json) {
     std::cerr << "error: " << results_dir
               << " holds no results file; reports/ is left as it was (give --results=DIR)\n";
     return 2;

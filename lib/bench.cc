@@ -470,6 +470,9 @@ absl::StatusOr<Plan> MakePlan(const CommandLine& cl, absl::string_view experimen
   if (absl::Status s = PlanSizes(cl, defaults, plan); !s.ok()) return s;
   if (absl::Status s = PlanOutput(plan); !s.ok()) return s;
   if (absl::Status s = PlanCpu(plan); !s.ok()) return s;
+  if (defaults.check_flags) {
+    if (absl::Status s = defaults.check_flags(); !s.ok()) return s;
+  }
   return plan;
 }
 

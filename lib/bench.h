@@ -161,6 +161,9 @@ struct BenchDefaults {
   // show how far the machine drifted during the run; recorded in the context
   // as spawnlab.canary.* and part of run.noisy. Empty: none.
   std::string canary_row;
+  // Checks the bench's own flags before anything is locked or measured; an
+  // error (InvalidArgument) is a usage error, exit 2. Empty: none.
+  std::function<absl::Status()> check_flags;
   // Called after the last row, before the run's conditions are read: stop
   // helper processes here, so that their CPU time is counted as the bench's.
   std::function<void()> after_run;

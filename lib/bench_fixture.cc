@@ -13,6 +13,7 @@
 
 ABSL_FLAG(bool, fail, false, "Add a row that fails.");
 ABSL_FLAG(bool, hang, false, "Add a row that runs until the bench is killed.");
+ABSL_FLAG(std::string, setting, "good", "A bench flag of the fixture's own: 'bad' is refused.");
 
 namespace {
 
@@ -52,5 +53,10 @@ int main(int argc, char** argv) {
   spawnlab::BenchDefaults defaults;
   defaults.rounds = 9;
   defaults.canary_row = "fixture/op:clock";
+  defaults.check_flags = [] {
+    return absl::GetFlag(FLAGS_setting) == "bad"
+               ? absl::InvalidArgumentError("--setting=bad: expected good")
+               : absl::OkStatus();
+  };
   return spawnlab::BenchMain(argc, argv, "fixture", Register, defaults);
 }

@@ -328,6 +328,15 @@ TEST(Bench, CountsAndDurationsAreBounded) {
   EXPECT_FALSE(std::filesystem::exists(absl::StrCat(TmpDir(), "/bounded.json")));
 }
 
+// A bench's own flags are checked before anything is locked or measured
+// (BenchDefaults::check_flags; syscalls' --disk_dir found only after five rows failed).
+TEST(Bench, ABenchsOwnFlagCheckIsAUsageError) {
+  const std::string out = absl::StrCat(TmpDir(), "/checked.json");
+  EXPECT_EQ(RunFixture({"--setting=bad", absl::StrCat("--out=", out)}), 2);
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_EQ(RunFixture({"--setting=good", absl::StrCat("--out=", out)}), 0);
+}
+
 TEST(Bench, RelativeOutIsTakenFromWhereBazelRunStarted) {
   const std::string cwd = absl::StrCat(TmpDir(), "/cwd");
   std::filesystem::create_directories(cwd);

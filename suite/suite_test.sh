@@ -32,7 +32,7 @@ rm -r "$ws/experiments"
 quick=$(find "$ws/results" -name syscalls.quick.json)
 [ -n "$quick" ] || { echo "no syscalls.quick.json under $ws/results" >&2; exit 1; }
 [ -z "$(find "$ws/results" -name syscalls.json)" ] || { echo "a quick run wrote a full file" >&2; exit 1; }
-grep -q '"run.lock": "held for it by suite pid' "$quick" || { echo "the bench did not run under the suite's lock" >&2; exit 1; }
+grep -q '"run.lock": "held for it by its parent, pid' "$quick" || { echo "the bench did not run under the suite's lock" >&2; exit 1; }
 [ -f "$ws/reports/README.md" ] || { echo "no reports" >&2; exit 1; }
 grep -q "^suite: .* for 1 benches (--quick)" "$TEST_TMPDIR/out.txt" || { cat "$TEST_TMPDIR/out.txt"; exit 1; }
 # --wait_quiet: the suite looks at the machine before the bench and says what it saw

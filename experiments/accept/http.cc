@@ -66,6 +66,27 @@ Answered Respond(absl::string_view in, int worker, bool force_close, size_t max_
       a.consumed = in.size();
       break;
     }
+    // A body (Content-Length) is read and dropped, never taken for the next
+    // request; one too large, unreadable or chunked is refused.
+    size_t body = 0;
+    const char* refusal = nullptr;
+    if (Header(head, "Transfer-Encoding")) refusal = "501 Not Implemented";
+    if (std::optional<absl::string_view> length = Header(head, "Content-Length")) {
+      if (!absl::SimpleAtoi(*length, &body)) refusal = "400 Bad Request";
+      if (body > kMaxRequest) refusal = "413 Content Too Large";
+    }
+    if (refusal != nullptr) {
+      absl::StrAppend(out, "HTTP/1.1 ", refusal, "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+      a.close = a.rejected = true;
+      a.consumed = in.size();
+      break;
+    }
+    if (rest.size() < end + 4 + body) {  // the body is still on its way
+      a.consumed -= end + 4;
+      --a.requests;
+      break;
+    }
+    a.consumed += body;
     std::optional<absl::string_view> connection = Header(head, "Connection");
     const bool http10 = absl::EndsWith(request_line, "HTTP/1.0");
     a.close = force_close || (connection && absl::EqualsIgnoreCase(*connection, "close")) ||

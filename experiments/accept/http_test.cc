@@ -7,6 +7,7 @@
 
 #include <limits>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -34,6 +35,32 @@ TEST(Http, AnswersPipelinedRequestsAndKeepsAPartialOne) {
   std::optional<Response> second = ParseResponse(absl::string_view(out).substr(first->length));
   ASSERT_TRUE(second.has_value());
   EXPECT_EQ(first->length + second->length, out.size());
+}
+
+// issue 44: a Content-Length body was answered as a second request.
+TEST(Http, ABodyIsDroppedNotTakenForTheNextRequest) {
+  const std::string post = "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 18\r\n\r\n";
+  const std::string body = "GET / HTTP/1.1\r\n\r\n";  // 18 bytes that look like a request
+  ASSERT_EQ(body.size(), 18u);
+  std::string out;
+  Answered a = Respond(post + body, 0, false, kAll, &out);
+  EXPECT_EQ(a.requests, 1);
+  EXPECT_EQ(a.consumed, post.size() + body.size());
+  // A body still on its way: nothing is answered or consumed yet.
+  out.clear();
+  a = Respond(post + body.substr(0, 5), 0, false, kAll, &out);
+  EXPECT_EQ(a.requests, 0);
+  EXPECT_EQ(a.consumed, 0u);
+  EXPECT_TRUE(out.empty());
+  // Chunked, unreadable or oversized bodies are refused, and the connection closes.
+  for (const char* header : {"Transfer-Encoding: chunked", "Content-Length: lots",
+                             "Content-Length: 99999999999"}) {
+    out.clear();
+    a = Respond(absl::StrCat("POST / HTTP/1.1\r\n", header, "\r\n\r\n"), 0, false, kAll, &out);
+    EXPECT_TRUE(a.rejected) << header;
+    EXPECT_TRUE(a.close) << header;
+    EXPECT_THAT(out, ::testing::Not(StartsWith("HTTP/1.1 200"))) << header;
+  }
 }
 
 TEST(Http, ClosesWhenAskedOrForced) {

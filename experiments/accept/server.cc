@@ -160,6 +160,10 @@ void CheckFlagsOrExit(int argc, char** argv) {
     if (!absl::ConsumePrefix(&arg, "--") && !absl::ConsumePrefix(&arg, "-")) continue;
     const size_t eq = arg.find('=');
     const absl::string_view name = arg.substr(0, eq);
+    if (name == "help" || name == "helpfull" || name == "helpshort" || name == "helpon" ||
+        name == "helpmatch" || name == "version") {
+      continue;  // Abseil's own, which it answers
+    }
     absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
     if (flag == nullptr && absl::StartsWith(name, "no")) {
       absl::CommandLineFlag* negated = absl::FindCommandLineFlag(name.substr(2));

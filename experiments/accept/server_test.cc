@@ -601,6 +601,15 @@ TEST(Server, FlagsTheParserRejectsExitWithTwo) {
   }
 }
 
+// issue 44: `server --help` said "unknown flag --help".
+TEST(Server, HelpListsTheFlags) {
+  absl::StatusOr<CommandResult> r =
+      Command(Server()).Args({"--help"}).Stdout(Stdio::Pipe()).Stderr(Stdio::Pipe()).Run();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(r->err, ::testing::Not(HasSubstr("unknown flag")));
+  EXPECT_THAT(r->out + r->err, HasSubstr("--mechanism"));
+}
+
 TEST(Server, APortInUseIsAClearError) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   struct sockaddr_in addr = {};

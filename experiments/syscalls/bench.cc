@@ -45,6 +45,7 @@
 #include "absl/flags/flag.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "lib/safe_file.h"
 #include "lib/unique_fd.h"
 
 ABSL_FLAG(std::string, disk_dir, "",
@@ -53,35 +54,22 @@ ABSL_FLAG(std::string, disk_dir, "",
 namespace spawnlab {
 namespace {
 
+// --disk_dir must be a folder this bench can make its scratch folder in:
+// found before the run, not as five failed rows after it.
+absl::Status CheckDiskDir() {
+  const std::string dir = absl::GetFlag(FLAGS_disk_dir);
+  if (dir.empty()) return absl::OkStatus();
+  absl::StatusOr<TempDir> probe = TempDir::Make(".spawnlab-syscalls", dir);
+  if (!probe.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--disk_dir=", dir, ": not a folder this bench can write in: ",
+                     probe.status().message()));
+  }
+  return absl::OkStatus();
+}
+
 int saved_argc = 0;
 char** saved_argv = nullptr;
-
-// A temporary folder, removed (with the files the rows leave) when destroyed.
-class ScratchDir {
- public:
-  static absl::StatusOr<ScratchDir> Make(const std::string& parent) {
-    std::string templ = absl::StrCat(parent, "/.spawnlab-syscalls-XXXXXX");
-    if (mkdtemp(templ.data()) == nullptr) {
-      return absl::ErrnoToStatus(errno, absl::StrCat("mkdtemp in ", parent));
-    }
-    return ScratchDir(templ);
-  }
-  ScratchDir(ScratchDir&& o) noexcept : path_(std::exchange(o.path_, "")) {}
-  ~ScratchDir() {
-    if (path_.empty()) return;
-    for (const char* f : {"/file", "/a", "/b", "/d"}) {
-      std::string p = path_ + f;
-      unlink(p.c_str());
-      rmdir(p.c_str());
-    }
-    rmdir(path_.c_str());
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  explicit ScratchDir(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
 
 struct Fs {
   const char* name;
@@ -108,15 +96,15 @@ std::string FsType(const std::string& dir) {
 }
 
 // The scratch folder for a row on `fs`, or a skip.
-absl::StatusOr<ScratchDir> Scratch(const Fs& fs) {
+absl::StatusOr<TempDir> Scratch(const Fs& fs) {
   if (std::string(fs.name) == "tmpfs" && FsType(fs.parent) != "tmpfs") {
     return absl::UnavailableError(absl::StrCat(fs.parent, " is not a tmpfs here"));
   }
-  return ScratchDir::Make(fs.parent);
+  return TempDir::Make(".spawnlab-syscalls", fs.parent);
 }
 
 // A 4 KiB file in the page cache, open read-write.
-absl::StatusOr<UniqueFd> CachedFile(const ScratchDir& dir) {
+absl::StatusOr<UniqueFd> CachedFile(const TempDir& dir) {
   std::string path = dir.path() + "/file";
   UniqueFd fd(open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (!fd.valid()) return absl::ErrnoToStatus(errno, absl::StrCat("open ", path));
@@ -128,7 +116,7 @@ absl::StatusOr<UniqueFd> CachedFile(const ScratchDir& dir) {
 }
 
 #define SCRATCH_OR_SKIP(var, fs)                                             \
-  absl::StatusOr<ScratchDir> var = Scratch(fs);                              \
+  absl::StatusOr<TempDir> var = Scratch(fs);                              \
   if (!var.ok()) {                                                           \
     return absl::IsUnavailable(var.status()) ? SkipRow(state, var.status())  \
                                              : FailRow(state, var.status()); \
@@ -199,7 +187,7 @@ void BM_MkdirRmdir(benchmark::State& state, Fs fs) {
 }
 
 void BM_Chdir(benchmark::State& state) {
-  absl::StatusOr<ScratchDir> dir = ScratchDir::Make("/tmp");
+  absl::StatusOr<TempDir> dir = TempDir::Make(".spawnlab-syscalls", "/tmp");
   if (!dir.ok()) return FailRow(state, dir.status());
   const std::string a = dir->path() + "/a", b = dir->path() + "/b";
   mkdir(a.c_str(), 0755);
@@ -364,5 +352,6 @@ int main(int argc, char** argv) {
   defaults.canary_row = "syscall/op:getpid/via:syscall";
   // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
   defaults.ratio_baselines = {{"via", "syscall"}};
+  defaults.check_flags = spawnlab::CheckDiskDir;
   return spawnlab::BenchMain(argc, argv, "syscalls", spawnlab::Register, defaults);
 }
