@@ -17,7 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "analysis/stats.h"
-#include "lib/bench_name.h"
+#include "results_model/bench_name.h"
 #include "re2/re2.h"
 
 namespace analysis {
@@ -241,7 +241,7 @@ std::string TooFew(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 // What a verdict's U test and interval rest on. Where both rows were measured
-// in several processes (lib/bench.h: --processes), each process's median:
+// in several processes (bench/bench.h: --processes), each process's median:
 // repetitions inside one process share its luck (memory layout, page cache),
 // so an interval from them is narrower than two runs of the same code bear
 // out, as //analysis:compare found (compare.h). Else, and where either row

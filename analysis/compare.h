@@ -2,7 +2,7 @@
 // does: the change of each benchmark's median as (new - old) / |old|, the
 // Mann-Whitney U test on the repetitions, and the geometric mean of the
 // new/old ratios over all benchmarks in both. Where both runs were made of
-// several processes (lib/bench.h: --processes), the U test's samples are the
+// several processes (bench/bench.h: --processes), the U test's samples are the
 // processes' medians, not the repetitions: repetitions within one process
 // share its luck (memory layout, page cache, placement), so two processes of
 // identical code differ by more than their repetitions' spread, and a test on
@@ -26,7 +26,7 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/results.h"
-#include "lib/bench_results.h"
+#include "results_model/bench_results.h"
 #include "nlohmann/json.hpp"
 
 namespace analysis {
@@ -40,7 +40,7 @@ struct CompareRow {
   double change;   // (new - old) / |old|
   double p_value;  // NaN without repetitions
   // The samples the U test compared on each side: repetitions, or, where both
-  // runs were made of several processes (lib/bench.h: --processes), each
+  // runs were made of several processes (bench/bench.h: --processes), each
   // process's median, the unit two runs of the same code vary by.
   int old_n, new_n;
   bool by_process = false;
@@ -78,7 +78,7 @@ std::string ContextDifferences(const ResultsFile& old_file, const ResultsFile& n
 
 // Two runs' key ratios side by side: each row over the row that differs only
 // in `by` (e.g. method / vfork), paired within a round in each run
-// (lib/bench_results.h). A ratio is free of the machine's drift between the
+// (results_model/bench_results.h). A ratio is free of the machine's drift between the
 // runs, which moves both of its rows, so this is how far two runs of the same
 // code agree. `old_doc` and `new_doc` are the files' JSON.
 struct RatioChange {

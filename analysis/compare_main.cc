@@ -28,7 +28,7 @@
 #include "absl/strings/strip.h"
 #include "analysis/compare.h"
 #include "analysis/results.h"
-#include "lib/benchmark_json.h"
+#include "results_model/benchmark_json.h"
 
 int main(int argc, char** argv) {
   std::optional<spawnlab::RatioBaseline> ratios;

@@ -17,8 +17,8 @@
 #include "absl/time/time.h"
 #include "analysis/compare.h"
 #include "analysis/stats.h"
-#include "lib/bench_results.h"
-#include "lib/benchmark_json.h"
+#include "results_model/bench_results.h"
+#include "results_model/benchmark_json.h"
 #include "nlohmann/json.hpp"
 
 namespace analysis {
@@ -52,7 +52,7 @@ std::string NoisyMark(const ResultsFile& f) {
   return absl::StartsWith(n, "yes") ? "**noisy**" : "quiet";
 }
 
-// The conditions the run was measured under (lib/run_record.h).
+// The conditions the run was measured under (bench/run_record.h).
 std::string RunConditions(const ResultsFile& f) {
   if (Ctx(f, "run.start") == "—") {
     return "The run's conditions were not recorded (results from before the run record).\n\n";
@@ -329,7 +329,7 @@ std::string InUnit(double ns, TimeUnit unit) {
 
 namespace {
 
-// Repetition k of each row ran in round k (lib/bench.h): the ratio taken
+// Repetition k of each row ran in round k (bench/bench.h): the ratio taken
 // within each round cancels the machine's drift between rounds. Sorted.
 std::vector<double> PairedRatios(const Series& num, const Series& den) {
   std::vector<double> paired;

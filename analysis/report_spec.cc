@@ -12,7 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "lib/bench_name.h"
+#include "results_model/bench_name.h"
 #include "nlohmann/json.hpp"
 
 namespace analysis {

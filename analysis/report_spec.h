@@ -35,7 +35,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "lib/bench_name.h"
+#include "results_model/bench_name.h"
 
 namespace analysis {
 

@@ -5,7 +5,7 @@
 // cross-check, the rows the cross-check writes (`--list_rows`); and the rows
 // the ledger's claims of this experiment (and of its cross-check) name
 // (analysis/claims.h: CheckClaimRows). Added by spawnlab_bench
-// (lib/bench.bzl) to every folder that has a report.json:
+// (bench/bench.bzl) to every folder that has a report.json:
 //
 //   report_spec_test --spec=experiments/foo/report.json --bench=experiments/foo/bench
 //       [--crosscheck=experiments/foo/crosscheck] [--claims=analysis/claims.json

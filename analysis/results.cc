@@ -16,8 +16,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "analysis/stats.h"
-#include "lib/bench_results.h"  // kSkippedPrefix
-#include "lib/benchmark_json.h"
+#include "results_model/bench_results.h"  // kSkippedPrefix
+#include "results_model/benchmark_json.h"
 #include "nlohmann/json.hpp"
 
 namespace analysis {
@@ -106,7 +106,7 @@ std::string ResultsFile::kernel() const {
 }
 
 std::string ResultsFile::host() const {
-  // host.id (lib/environment.h: the machine type, not its name); older files
+  // host.id (bench/environment.h: the machine type, not its name); older files
   // had only the machine's name.
   for (const char* key : {"host.id", "host.name", "host_name"}) {
     auto it = context.find(key);

@@ -25,7 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "lib/bench_name.h"
+#include "results_model/bench_name.h"
 
 namespace analysis {
 
@@ -34,7 +34,7 @@ struct Series {
   spawnlab::BenchName parsed;
   std::vector<double> samples_ns;              // one per repetition
   // The process (1, 2, ...) that measured each repetition, in a run made of
-  // several (lib/bench.h: --processes); 0 for a run made of one.
+  // several (bench/bench.h: --processes); 0 for a run made of one.
   std::vector<int> processes;
   std::map<std::string, double> aggregate_ns;  // "median", "min", "mean", "stddev"
   // Google Benchmark's user counters (state.counters), one value per repetition.

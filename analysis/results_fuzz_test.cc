@@ -11,7 +11,7 @@
 #include "analysis/results.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/benchmark_json.h"
+#include "results_model/benchmark_json.h"
 #include "lib/runfiles.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);

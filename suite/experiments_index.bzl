@@ -1,7 +1,7 @@
 """The suite's list of experiments, read from experiments/ itself.
 
 A new experiment is one folder: `experiments/foo/` with a BUILD.bazel that
-calls `spawnlab_bench` (//lib:bench.bzl). Nothing outside that folder names it.
+calls `spawnlab_bench` (//bench:bench.bzl). Nothing outside that folder names it.
 Bazel packages cannot glob across package boundaries, so this repository rule
 lists `experiments/*/BUILD.bazel` and writes the names into
 `@spawnlab_experiments//:index.bzl`:

@@ -7,7 +7,7 @@
 //   bazel run //:suite -- --self_check --keep_self_check  # the committed runs, and their reruns
 //   bazel run //:suite -- --wait_quiet=600 --retry_noisy=2  # at a quiet moment, noisy runs again
 //
-// It takes the machine's bench lock (lib/bench_lock.h) for the whole suite, so
+// It takes the machine's bench lock (bench/bench_lock.h) for the whole suite, so
 // nothing else measures between two benches, and runs each bench with the lock
 // held for it. Before it starts it prints what it will run and how long that
 // should take (each bench's last full run on this kernel and host, from its
@@ -42,9 +42,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "lib/bench_lock.h"
-#include "lib/environment.h"
-#include "lib/quiet.h"
+#include "bench/bench_lock.h"
+#include "bench/environment.h"
+#include "bench/quiet.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
 #include "nlohmann/json.hpp"
@@ -71,7 +71,7 @@ ABSL_FLAG(bool, keep_self_check, false,
           "committed results.");
 
 ABSL_FLAG(int, wait_quiet, 0,
-          "Before each bench, wait up to this many seconds for a quiet machine (lib/quiet.h: a "
+          "Before each bench, wait up to this many seconds for a quiet machine (bench/quiet.h: a "
           "2-second look at how evenly a tight loop runs on the benches' CPU), looking again "
           "every 20 s; then run it either way, saying so. 0: do not look.");
 ABSL_FLAG(int, retry_noisy, 0,
@@ -82,7 +82,7 @@ ABSL_FLAG(int, retry_noisy, 0,
 namespace spawnlab {
 namespace {
 
-// Where a bench's full run is filed (lib/bench.h: DefaultResultsPath).
+// Where a bench's full run is filed (bench/bench.h: DefaultResultsPath).
 std::string FullResultsPath(const std::string& workspace, absl::string_view experiment) {
   return absl::StrCat(workspace, "/results/", KernelRelease(), "/", HostId(), "/", experiment,
                       ".json");
@@ -95,7 +95,7 @@ struct Experiment {
   int quick_seconds;
 };
 
-// What to run, from each experiment's own BUILD (lib/bench.bzl: suite_entry),
+// What to run, from each experiment's own BUILD (bench/bench.bzl: suite_entry),
 // gathered by suite/BUILD.bazel: "NAME<TAB>RUNFILE<TAB>FULL_S<TAB>QUICK_S".
 absl::StatusOr<std::vector<Experiment>> AllExperiments() {
   absl::StatusOr<std::string> path = Runfile("suite/experiments.txt");

@@ -23,7 +23,7 @@
 // groups: the 15 rows of a load (connect, keepalive), the 3 per-cpu rows and
 // the 2 spin-1m rows. A group starts all its servers at once, then drives
 // each in turn with a short load (--slice_seconds, 0.1 s; 0.05 s with --quick)
-// in an order shuffled every cycle (lib/together.h), after one untimed slice
+// in an order shuffled every cycle (bench/together.h), after one untimed slice
 // each, until each has had --load_seconds (0.5 s; 0.1 s with --quick) of
 // load, and stops them: every row of a key ratio (each model over the shared
 // listener, each mechanism over epoll, same load) sees the same bursts of the
@@ -40,7 +40,7 @@
 // load is what it should be). A mechanism the kernel lacks is skipped with the
 // reason.
 
-#include "lib/bench.h"
+#include "bench/bench.h"
 
 #include <unistd.h>
 
@@ -60,7 +60,7 @@
 #include "experiments/accept/loadgen.h"
 #include "experiments/accept/server_process.h"
 #include "lib/runfiles.h"
-#include "lib/together.h"
+#include "bench/together.h"
 
 ABSL_FLAG(int, connections, 16, "Concurrent client connections.");
 ABSL_FLAG(double, load_seconds, 0.5,

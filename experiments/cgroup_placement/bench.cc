@@ -19,7 +19,7 @@
 // permission; Bazel's test sandbox mounts /sys read-only), the placement rows
 // are skipped with the reason.
 
-#include "lib/bench.h"
+#include "bench/bench.h"
 
 #include <fstream>
 #include <memory>
@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "lib/bench_spawn.h"
+#include "bench/bench_spawn.h"
 #include "lib/cgroup.h"
 #include "lib/probes.h"
 #include "lib/spawn.h"

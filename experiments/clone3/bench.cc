@@ -7,7 +7,7 @@
 //   M  fork, vfork, clone, clone3, clone3-cow, posix_spawn   (lib/spawn.h)
 //   C  static, dynamic (C++: libstdc++, libm, libc), dynamic-c (libc only,
 //      like lmbench's hello), minimal (no libc)             (lib/children)
-//   P  the parent, a spawner process (lib/spawner) of this shape:
+//   P  the parent, a spawner process (bench/spawner) of this shape:
 //      minimal     static, one thread, a handful of mappings: spawnbench's and
 //                  lmbench's parent
 //      cxx         dynamic C++ with Abseil, re2 and Google Benchmark mapped and
@@ -31,9 +31,9 @@
 // parent's shape (mappings, resident size, page tables, threads) as counters,
 // a touched ballast's share of pages in consecutive page frames
 // (ballast_adjacent, lib/ballast.h), and its children's page faults
-// (child_faults, lib/bench_spawn.h).
+// (child_faults, bench/bench_spawn.h).
 
-#include "lib/bench.h"
+#include "bench/bench.h"
 
 #include <cstdint>
 #include <iostream>
@@ -48,10 +48,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "lib/ballast.h"
-#include "lib/bench_spawn.h"
+#include "bench/bench_spawn.h"
 #include "lib/probes.h"
 #include "lib/spawn.h"
-#include "lib/spawner/driver.h"
+#include "bench/spawner/driver.h"
 
 namespace spawnlab {
 namespace {
@@ -89,12 +89,12 @@ struct ParentKind {
 
 const std::vector<ParentKind>& Parents() {
   static const auto* const parents = new std::vector<ParentKind>{
-      {"minimal", "lib/spawner/spawner_minimal", {}, 0},
-      {"cxx", "lib/spawner/spawner_cxx", {"--threads=1"}, 0},
-      {"1g", "lib/spawner/spawner_minimal", {"--ballast_mib=1024"}, 0},
-      {"1g-touched", "lib/spawner/spawner_minimal", {"--ballast_mib=1024", "--touch"}, kGiBInMiB},
+      {"minimal", "bench/spawner/spawner_minimal", {}, 0},
+      {"cxx", "bench/spawner/spawner_cxx", {"--threads=1"}, 0},
+      {"1g", "bench/spawner/spawner_minimal", {"--ballast_mib=1024"}, 0},
+      {"1g-touched", "bench/spawner/spawner_minimal", {"--ballast_mib=1024", "--touch"}, kGiBInMiB},
       {"4g-touched",
-       "lib/spawner/spawner_minimal",
+       "bench/spawner/spawner_minimal",
        {"--ballast_mib=4096", "--touch"},
        4 * kGiBInMiB},
   };

@@ -78,11 +78,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "lib/bench_lock.h"
-#include "lib/bench_processes.h"
-#include "lib/bench_results.h"
-#include "lib/environment.h"
-#include "lib/run_record.h"
+#include "bench/bench_lock.h"
+#include "bench/bench_processes.h"
+#include "results_model/bench_results.h"
+#include "bench/environment.h"
+#include "bench/run_record.h"
 #include "lib/runfiles.h"
 #include "lib/safe_file.h"
 #include "nlohmann/json.hpp"
@@ -285,7 +285,7 @@ int64_t OwnMappings() {
   return n;
 }
 
-// This process's size as the bench's spawner reports its own (lib/spawner):
+// This process's size as the bench's spawner reports its own (bench/spawner):
 // VmRSS and VmPTE in KiB and its threads, from /proc/self/status, and its
 // mappings. Recorded at every turn, so that a parent grown by the turns before
 // shows.
@@ -471,7 +471,7 @@ int main(int argc, char** argv) {
     }
   }
   // Paths as typed, from where `bazel run` was started; the default beside
-  // the bench's results (lib/bench.h), a quick run beside the full one.
+  // the bench's results (bench/bench.h), a quick run beside the full one.
   const char* cwd = getenv("BUILD_WORKING_DIRECTORY");
   if (!out.empty() && out[0] != '/' && cwd != nullptr) out = std::string(cwd) + "/" + out;
   if (out.empty()) {
@@ -499,7 +499,7 @@ int main(int argc, char** argv) {
     return absl::IsFailedPrecondition(lock_story.status()) ? 3 : 1;
   }
 
-  // A full run is made of several processes (lib/bench_processes.h): the
+  // A full run is made of several processes (bench/bench_processes.h): the
   // 1 GiB parent's fork time differs from process to process by more than
   // within one, and a round's key ratio varies by ~11% (IQR/median), so that
   // 11 rounds in one process moved the key ratios 4% between two runs; 30
@@ -745,7 +745,7 @@ int main(int argc, char** argv) {
   context["spawnlab.rounds"] = std::to_string(rounds);
   if (worker > 0) context["spawnlab.process"] = absl::StrCat(worker, "/", workers);
   context["spawnlab.child_environment"] = "empty";
-  // As every bench records them (lib/bench.h): the key ratios' baselines, for
+  // As every bench records them (bench/bench.h): the key ratios' baselines, for
   // //analysis:compare --self_check (each op over vfork-exec, each parent over
   // the minimal one, paired within rounds), and the drift canary, one row's
   // time round by round, which marks a run noisy as it does a bench's.

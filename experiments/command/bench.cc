@@ -21,7 +21,7 @@
 //
 // Times are manual, per operation, except build (Google Benchmark's own loop).
 
-#include "lib/bench.h"
+#include "bench/bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>

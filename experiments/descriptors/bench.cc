@@ -33,7 +33,7 @@
 // Counters: parent_fds (descriptors open in the parent during the row) and,
 // for close rows, limit.
 
-#include "lib/bench.h"
+#include "bench/bench.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -53,7 +53,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "experiments/descriptors/close_fds.h"
-#include "lib/bench_spawn.h"
+#include "bench/bench_spawn.h"
 #include "lib/clock.h"
 #include "lib/command.h"
 #include "lib/probes.h"

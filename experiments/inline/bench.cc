@@ -22,7 +22,7 @@
 //                                        with inlining I; its own loop of
 //                                        200,000 builds, the mean per build
 
-#include "lib/bench.h"
+#include "bench/bench.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -34,12 +34,12 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "lib/bench_spawn.h"
+#include "bench/bench_spawn.h"
 #include "lib/command.h"
 #include "lib/probes.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
-#include "lib/spawner/driver.h"
+#include "bench/spawner/driver.h"
 #include "lib/timed_spawn.h"
 
 namespace spawnlab {

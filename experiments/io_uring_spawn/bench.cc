@@ -24,7 +24,7 @@
 // A strategy the kernel lacks (IORING_OP_WAITID before 6.7, io_uring
 // disabled) is skipped with the reason.
 
-#include "lib/bench.h"
+#include "bench/bench.h"
 
 #include <sys/wait.h>
 

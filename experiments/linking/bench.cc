@@ -15,10 +15,10 @@
 //                               the parent linked P = static or dynamic (the
 //                               same many shared objects), spawning the minimal
 //                               child by M = fork or vfork: a spawner
-//                               (//lib/spawner) built two ways, timing itself.
+//                               (//bench/spawner) built two ways, timing itself.
 //                               Counter: parent_mappings.
 
-#include "lib/bench.h"
+#include "bench/bench.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -28,10 +28,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "lib/bench_spawn.h"
+#include "bench/bench_spawn.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
-#include "lib/spawner/driver.h"
+#include "bench/spawner/driver.h"
 #include "lib/syscall_count.h"
 #include "lib/timed_spawn.h"
 
@@ -94,7 +94,7 @@ void Register(const BenchOptions& options) {
     // The static parent is clone3's parent:minimal; the dynamic one this
     // experiment's own, with every Abseil and re2 shared object mapped.
     const std::string parent =
-        RunfileOrExit(std::string(link) == "static" ? "lib/spawner/spawner_minimal"
+        RunfileOrExit(std::string(link) == "static" ? "bench/spawner/spawner_minimal"
                                                     : "experiments/linking/parent_dynamic");
     for (SpawnMethod method : {SpawnMethod::kFork, SpawnMethod::kVfork}) {
       rows.push_back({absl::StrCat("spawn/parent-link:", link, "/method:", SpawnMethodName(method),

@@ -15,12 +15,12 @@
 // exec (untimed); skipped with the reason where they cannot be dropped.
 // The bench runs in rounds. In each, the four warm rows are measured
 // together, their execs alternating in an order shuffled every cycle
-// (lib/together.h), and so are the two cold rows, so that a ratio of two of
+// (bench/together.h), and so are the two cold rows, so that a ratio of two of
 // them is paired exec by exec; memfd-each runs alone. Each row gets at least
 // the minimum time (--benchmark_min_time) of execs per round.
 // memfd_create and execveat are probed; a kernel without them skips the rows.
 
-#include "lib/bench.h"
+#include "bench/bench.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +42,7 @@
 #include "lib/probes.h"
 #include "lib/runfiles.h"
 #include "lib/timed_spawn.h"
-#include "lib/together.h"
+#include "bench/together.h"
 #include "lib/unique_fd.h"
 
 namespace spawnlab {
@@ -161,7 +161,7 @@ absl::StatusOr<std::vector<PartTime>> MeasureGroup(const std::vector<Variant>& g
 }
 
 // The rows, in the order reports list them, each with its group: the rows of
-// a group are measured together, their execs alternating (lib/together.h),
+// a group are measured together, their execs alternating (bench/together.h),
 // so that their ratios are paired exec by exec. memfd-each, whose filling
 // would leave its copy in the caches of the next exec, runs alone.
 enum Group { kWarm, kCold, kAlone, kGroups };

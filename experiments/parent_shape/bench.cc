@@ -19,7 +19,7 @@
 // A row that cannot set its parent up (vm.max_map_count, memory, threads) is
 // skipped with the reason.
 
-#include "lib/bench.h"
+#include "bench/bench.h"
 
 #include <unistd.h>
 
@@ -33,7 +33,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "experiments/parent_shape/many_mappings.h"
-#include "lib/bench_spawn.h"
+#include "bench/bench_spawn.h"
 #include "lib/proc_stat.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"

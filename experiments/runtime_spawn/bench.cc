@@ -13,7 +13,7 @@
 //       Go's raw os.StartProcess, then Process.Wait: the same work as Run
 //       without the Cmd layer (like for like). The two Go rows of a round
 //       come from one Go process that alternates them spawn by spawn
-//       (`spawn_go alternate`, lib/together.h), so that their ratio, the
+//       (`spawn_go alternate`, bench/together.h), so that their ratio, the
 //       Cmd layer's cost, is paired within milliseconds.
 //   runtime/lang:python/call:subprocess.run/child:minimal/until:exit
 //       Debian's /usr/bin/python3, subprocess.run (spawn.py)
@@ -28,7 +28,7 @@
 // strace, python3 or go, or where ptrace is not allowed, the row is skipped
 // with the reason.
 
-#include "lib/bench.h"
+#include "bench/bench.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -53,7 +53,7 @@
 #include "lib/command.h"
 #include "lib/runfiles.h"
 #include "lib/safe_file.h"
-#include "lib/together.h"
+#include "bench/together.h"
 #include "re2/re2.h"
 
 namespace spawnlab {

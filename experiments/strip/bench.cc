@@ -8,7 +8,7 @@
 // (dropped with posix_fadvise before every exec, untimed; the row is skipped
 // with the reason where they cannot be dropped). Counter: file_bytes.
 
-#include "lib/bench.h"
+#include "bench/bench.h"
 
 #include <cstdio>
 #include <cstdlib>

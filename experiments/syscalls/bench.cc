@@ -24,7 +24,7 @@
 // 64 descriptors are opened untimed and their closing timed, per close, for a
 // fixed 2000 iterations.
 
-#include "lib/bench.h"
+#include "bench/bench.h"
 
 #include <errno.h>
 #include <fcntl.h>

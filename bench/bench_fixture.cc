@@ -1,0 +1,62 @@
+// bench_fixture.cc: the smallest spawnlab bench, for bench_test: one measured
+// row, one skipped row, and (with --fail) one failed row, (with --hang) one
+// that never ends.
+
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/status/status.h"
+#include "bench/bench.h"
+
+ABSL_FLAG(bool, fail, false, "Add a row that fails.");
+ABSL_FLAG(bool, hang, false, "Add a row that runs until the bench is killed.");
+ABSL_FLAG(std::string, setting, "good", "A bench flag of the fixture's own: 'bad' is refused.");
+
+namespace {
+
+void BM_Clock(benchmark::State& state) {
+  for (auto _ : state) {
+    int64_t t0 = spawnlab::MonotonicNanos();
+    benchmark::DoNotOptimize(t0);
+    state.SetIterationTime(static_cast<double>(spawnlab::MonotonicNanos() - t0 + 1) * 1e-9);
+  }
+}
+
+void BM_Missing(benchmark::State& state) {
+  spawnlab::SkipRow(state, absl::UnimplementedError("frobnicate: the kernel lacks it"));
+}
+
+void BM_Broken(benchmark::State& state) {
+  spawnlab::FailRow(state, absl::InternalError("it broke"));
+}
+
+void BM_Hang(benchmark::State& state) {
+  for (auto _ : state) {
+    for (;;) pause();  // until a signal ends the process
+  }
+}
+
+void Register(const spawnlab::BenchOptions& options) {
+  std::vector<spawnlab::RoundRow> rows = {{"fixture/op:clock", BM_Clock},
+                                          {"fixture/op:missing", BM_Missing}};
+  if (absl::GetFlag(FLAGS_hang)) rows.push_back({"fixture/op:hang", BM_Hang});
+  if (absl::GetFlag(FLAGS_fail)) rows.push_back({"fixture/op:broken", BM_Broken});
+  spawnlab::RegisterRound(options, std::move(rows));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  spawnlab::BenchDefaults defaults;
+  defaults.rounds = 9;
+  defaults.canary_row = "fixture/op:clock";
+  defaults.check_flags = [] {
+    return absl::GetFlag(FLAGS_setting) == "bad"
+               ? absl::InvalidArgumentError("--setting=bad: expected good")
+               : absl::OkStatus();
+  };
+  return spawnlab::BenchMain(argc, argv, "fixture", Register, defaults);
+}

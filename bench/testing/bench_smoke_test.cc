@@ -1,0 +1,100 @@
+// bench_smoke_test.cc: the smoke test every bench gets from spawnlab_bench().
+//
+//   bench_smoke_test BENCH [--expect=REGEX ...] [--expect="REGEX if probe.KEY" ...]
+//
+// Runs BENCH --quick (killed after --timeout_s), validates its JSON with
+// ValidateBenchJson, and checks that for each REGEX some row's name (without
+// Google Benchmark's own segments) matches it in full, and that one such row
+// was measured, not skipped; with "if probe.KEY", measured where the run's
+// context says that probe passed, and skipped where it failed.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "results_model/bench_name.h"
+#include "results_model/bench_results.h"
+#include "lib/runfiles.h"
+#include "bench/testing/bench_output.h"
+#include "re2/re2.h"
+
+namespace {
+
+std::string bench;
+std::vector<std::string> expected;
+int timeout_s = 120;
+
+TEST(BenchSmoke, QuickRunWritesValidJson) {
+  absl::StatusOr<std::string> path = spawnlab::Runfile(bench);
+  ASSERT_TRUE(path.ok()) << path.status();
+  absl::StatusOr<nlohmann::json> json =
+      spawnlab::testing::RunBench(*path, {"--quick"}, absl::Seconds(timeout_s));
+  ASSERT_TRUE(json.ok()) << json.status();
+  absl::Status valid = spawnlab::testing::ValidateBenchJson(*json);
+  EXPECT_TRUE(valid.ok()) << valid;
+  // The rows that were measured (skipped and failed rows have no times).
+  const std::map<std::string, std::vector<double>> measured_rows = spawnlab::RepetitionTimes(*json);
+  for (const std::string& expectation : expected) {
+    // "REGEX if probe.KEY": the rows depend on a kernel or machine feature.
+    // Where the run's context says the probe passed ("ok"), one must be
+    // measured; where it failed, every one must be skipped (with the reason).
+    std::string pattern = expectation, probe;
+    if (const size_t at = expectation.find(" if "); at != std::string::npos) {
+      pattern = expectation.substr(0, at);
+      probe = expectation.substr(at + 4);
+    }
+    bool feature_present = true;
+    if (!probe.empty()) {
+      const nlohmann::json& context = (*json)["context"];
+      ASSERT_TRUE(context.contains(probe) && context[probe].is_string())
+          << "the context records no " << probe;
+      feature_present = context[probe].get<std::string>() == "ok";
+    }
+    RE2 re(pattern);
+    ASSERT_TRUE(re.ok()) << pattern << ": " << re.error();
+    // A skipped row proves nothing ran: each pattern needs a row that was
+    // measured. (Patterns list alternatives, so one that every kernel has,
+    // such as waitpid beside uring-waitid, satisfies it on an old kernel.)
+    bool found = false, measured = false;
+    for (const nlohmann::json& row : (*json)["benchmarks"]) {
+      absl::StatusOr<spawnlab::BenchName> name =
+          spawnlab::ParseBenchName(row.value("run_name", ""));
+      if (name.ok() && RE2::FullMatch(name->canonical, re)) found = true;
+    }
+    for (const auto& [name, times] : measured_rows) {
+      if (RE2::FullMatch(name, re) && !times.empty()) measured = true;
+    }
+    EXPECT_TRUE(found) << "no row matches " << pattern;
+    if (feature_present) {
+      EXPECT_TRUE(!found || measured) << "every row matching " << pattern << " was skipped";
+    } else {
+      EXPECT_FALSE(measured) << pattern << " measured although " << probe << " failed";
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (absl::ConsumePrefix(&arg, "--expect=")) {
+      expected.emplace_back(arg);
+    } else if (absl::ConsumePrefix(&arg, "--timeout_s=")) {
+      if (!absl::SimpleAtoi(arg, &timeout_s)) return 2;
+    } else {
+      bench = std::string(arg);
+    }
+  }
+  if (bench.empty()) {
+    fprintf(stderr, "usage: %s BENCH [--expect=REGEX ...] [--timeout_s=N]\n", argv[0]);
+    return 2;
+  }
+  return RUN_ALL_TESTS();
+}
