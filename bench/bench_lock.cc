@@ -138,7 +138,12 @@ absl::StatusOr<std::string> TakeBenchLock(absl::string_view what, absl::string_v
   if (inherited != nullptr && *inherited != '\0') {
     const std::string fd_text = inherited;
     unsetenv(kInheritedLockEnv);
-    const pid_t parent = getppid();
+    pid_t parent = getppid();
+    if (const char* holder = std::getenv(kInheritedLockHolderEnv); holder != nullptr) {
+      int pid = 0;
+      if (absl::SimpleAtoi(holder, &pid)) parent = pid;
+      unsetenv(kInheritedLockHolderEnv);
+    }
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent || parent == 1) {
       return absl::FailedPreconditionError("the parent that held the bench lock is gone");

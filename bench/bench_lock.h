@@ -38,6 +38,9 @@ std::string DefaultBenchLockPath();
 // The environment variable by which a holder (the suite) hands its lock to a
 // bench it starts: the number of an inherited descriptor of the lock file.
 inline constexpr char kInheritedLockEnv[] = "SPAWNLAB_LOCK_FD";
+// ... and the pid of that holder, so that a child started just as its parent
+// died can tell (PR_SET_PDEATHSIG is set only once the child runs).
+inline constexpr char kInheritedLockHolderEnv[] = "SPAWNLAB_LOCK_HOLDER_PID";
 
 class BenchLock {
  public:

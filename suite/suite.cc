@@ -214,6 +214,231 @@ void WaitForQuiet(int budget_s, absl::string_view who) {
   }
 }
 
+// ---- The plan ---------------------------------------------------------------
+
+struct SuitePlan {
+  std::string workspace;
+  std::vector<Experiment> benches;
+  std::vector<int> estimate;  // seconds, per bench
+  int total_estimate = 0;
+  bool quick = false, self_check = false, keep_self_check = false;
+  std::string lock_mode, self_check_dir;
+};
+
+// The benches --only names, each checked against the suite's list.
+absl::StatusOr<std::vector<Experiment>> ChooseBenches(const std::string& workspace) {
+  absl::StatusOr<std::vector<Experiment>> all = AllExperiments();
+  if (!all.ok()) return all.status();
+  if (std::vector<std::string> missing = UnindexedFolders(workspace); !missing.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "experiments/", absl::StrJoin(missing, ", experiments/"),
+        " is new to this Bazel server, which lists experiments/ when it starts.\n"
+        "  Run `bazel sync --configure` (or `bazel shutdown`), then the suite again."));
+  }
+  std::set<std::string> wanted, known;
+  for (absl::string_view n : absl::StrSplit(absl::GetFlag(FLAGS_only), ',', absl::SkipEmpty())) {
+    wanted.insert(std::string(n));
+  }
+  std::vector<Experiment> chosen;
+  for (const Experiment& e : *all) {
+    known.insert(e.name);
+    if (wanted.empty() || wanted.count(e.name)) chosen.push_back(e);
+  }
+  for (const std::string& n : wanted) {
+    if (!known.count(n)) {
+      return absl::InvalidArgumentError(absl::StrCat("--only: no experiment '", n,
+                                                     "'; there are ", absl::StrJoin(known, ", ")));
+    }
+  }
+  return chosen;
+}
+
+absl::StatusOr<SuitePlan> MakeSuitePlan() {
+  SuitePlan plan;
+  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  if (ws == nullptr || *ws == '\0') {
+    return absl::InvalidArgumentError(
+        "run me with `bazel run //:suite`: results go into the workspace, which "
+        "BUILD_WORKSPACE_DIRECTORY names");
+  }
+  plan.workspace = ws;
+  // The benches are this binary's `data`: Bazel built no runfiles tree beside
+  // them, so they find their own data (children, servers) through ours.
+  if (absl::Status shared = ShareRunfilesWithChildren(); !shared.ok()) return shared;
+  absl::StatusOr<std::vector<Experiment>> chosen = ChooseBenches(plan.workspace);
+  if (!chosen.ok()) return chosen.status();
+  plan.benches = *std::move(chosen);
+  plan.quick = absl::GetFlag(FLAGS_quick);
+  plan.self_check = absl::GetFlag(FLAGS_self_check);
+  plan.keep_self_check = absl::GetFlag(FLAGS_keep_self_check);
+  plan.lock_mode = absl::GetFlag(FLAGS_lock);
+  if (absl::GetFlag(FLAGS_keep_quick) && !plan.quick) {
+    return absl::InvalidArgumentError("--keep_quick goes with --quick");
+  }
+  if (plan.keep_self_check && (!plan.self_check || plan.quick)) {
+    return absl::InvalidArgumentError(
+        "--keep_self_check goes with --self_check, and not with --quick (a smoke run is no "
+        "evidence to keep)");
+  }
+  if (plan.lock_mode != "wait" && plan.lock_mode != "fail") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--lock=", plan.lock_mode, ": expected wait or fail"));
+  }
+  for (const Experiment& e : plan.benches) {
+    plan.estimate.push_back(EstimateSeconds(e, plan.workspace, plan.quick) *
+                            (plan.self_check ? 2 : 1));
+    plan.total_estimate += plan.estimate.back();
+  }
+  return plan;
+}
+
+void PrintPlan(const SuitePlan& plan) {
+  std::cout << "suite: " << plan.benches.size() << " benches" << (plan.quick ? " (--quick)" : "")
+            << (plan.self_check ? ", each twice (--self_check)" : "")
+            << ", one at a time, estimated " << Minutes(plan.total_estimate) << ":\n";
+  for (size_t i = 0; i < plan.benches.size(); ++i) {
+    std::cout << absl::StrFormat("  %-16s ~%s\n", plan.benches[i].name,
+                                 Minutes(plan.estimate[i]));
+  }
+  std::cout << std::flush;
+}
+
+// ---- One bench ----------------------------------------------------------------
+
+// What the suite keeps of the whole run.
+struct SuiteTally {
+  std::vector<std::string> failed, not_reproducible, discarded;
+  std::vector<std::pair<std::string, int64_t>> took;
+};
+
+// The files a bench's run (or its self-check pair) writes, and the command.
+std::vector<std::string> BenchArgs(const SuitePlan& plan, const Experiment& e) {
+  std::vector<std::string> args = {RunfileOrExit(e.binary)};
+  if (plan.quick) args.push_back("--quick");
+  if (plan.quick && absl::GetFlag(FLAGS_keep_quick) && !plan.self_check) {
+    args.push_back("--out=" + FullResultsPath(plan.workspace, e.name));
+  }
+  return args;
+}
+
+std::string SelfCheckOut(const SuitePlan& plan, const Experiment& e, int run) {
+  if (!plan.keep_self_check) return absl::StrCat(plan.self_check_dir, "/", e.name, "-", run, ".json");
+  const std::string full = FullResultsPath(plan.workspace, e.name);
+  return run == 1 ? full : absl::StrCat(full.substr(0, full.size() - 5), ".rerun.json");
+}
+
+// Runs a bench once (twice with --self_check) with the lock handed down;
+// fills `outs` with what it wrote under --self_check.
+absl::StatusOr<ExitStatus> RunBenchOnce(const SuitePlan& plan, const Experiment& e, int lock_fd,
+                                        std::vector<std::string>& outs) {
+  absl::StatusOr<ExitStatus> status = absl::UnknownError("not run");
+  outs.clear();
+  for (int run = 1; run <= (plan.self_check ? 2 : 1) && !g_interrupted; ++run) {
+    std::vector<std::string> args = BenchArgs(plan, e);
+    if (plan.self_check) {
+      outs.push_back(SelfCheckOut(plan, e, run));
+      args.push_back("--out=" + outs.back());
+      std::cout << "[suite] " << e.name << ": run " << run << " of 2" << std::endl;
+    }
+    status = RunChild(args, lock_fd);
+    if (!status.ok() || !status->success()) break;
+  }
+  return status;
+}
+
+// The reasons the files a bench just wrote are marked noisy ("" for none).
+std::vector<std::string> NoisyFiles(const SuitePlan& plan, const Experiment& e,
+                                    std::vector<std::string> written) {
+  if (written.empty()) written.push_back(FullResultsPath(plan.workspace, e.name));
+  std::vector<std::string> noisy;
+  for (const std::string& path : written) {
+    if (std::string why = NoisyReason(path); !why.empty()) {
+      noisy.push_back(absl::StrCat(std::filesystem::path(path).filename().string(), ": ", why));
+    }
+  }
+  return noisy;
+}
+
+// Compares a self-check pair with //analysis:compare --self_check.
+void SelfCheck(const Experiment& e, const std::vector<std::string>& outs, SuiteTally& tally) {
+  std::cout << "\n[suite] " << e.name << ": how far two runs agree\n" << std::endl;
+  const std::string compare = RunfileOrExit("analysis/compare");
+  absl::StatusOr<ExitStatus> s = RunChild({compare, "--self_check", outs[0], outs[1]});
+  if (!s.ok() || !s->exited() || (s->exit_code() != 0 && s->exit_code() != 3)) {
+    tally.failed.push_back(absl::StrCat(e.name, " (self-check)"));
+  } else if (s->exit_code() == 3) {
+    tally.not_reproducible.push_back(e.name);
+  }
+}
+
+// A bench, measured again while noisy (--retry_noisy), then self-checked.
+void RunBench(const SuitePlan& plan, const Experiment& e, int lock_fd, SuiteTally& tally) {
+  const absl::Time t0 = absl::Now();
+  absl::StatusOr<ExitStatus> status = absl::UnknownError("not run");
+  std::vector<std::string> outs;
+  // A smoke run is never worth measuring again.
+  const int attempts = plan.quick ? 1 : 1 + std::max(0, absl::GetFlag(FLAGS_retry_noisy));
+  for (int attempt = 1; attempt <= attempts && !g_interrupted; ++attempt) {
+    if (absl::GetFlag(FLAGS_wait_quiet) > 0) WaitForQuiet(absl::GetFlag(FLAGS_wait_quiet), e.name);
+    status = RunBenchOnce(plan, e, lock_fd, outs);
+    if (!status.ok() || !status->success() || attempt == attempts) break;
+    const std::vector<std::string> noisy = NoisyFiles(plan, e, outs);
+    if (noisy.empty()) break;
+    tally.discarded.push_back(
+        absl::StrCat(e.name, " attempt ", attempt, " (", absl::StrJoin(noisy, "; "), ")"));
+    std::cout << "[suite] " << e.name << ": noisy (" << absl::StrJoin(noisy, "; ")
+              << "): measuring again, attempt " << attempt + 1 << " of " << attempts << std::endl;
+  }
+  const bool ok = status.ok() && status->success();
+  if (plan.self_check && ok && outs.size() == 2) SelfCheck(e, outs, tally);
+  tally.took.emplace_back(e.name, absl::ToInt64Seconds(absl::Now() - t0));
+  if (!ok) {
+    tally.failed.push_back(e.name);
+    std::cout << "[suite] " << e.name
+              << " failed: " << (status.ok() ? status->ToString() : status.status().ToString())
+              << std::endl;
+  }
+}
+
+// ---- The end ------------------------------------------------------------------
+
+int Conclude(const SuitePlan& plan, SuiteTally& tally, int64_t total) {
+  // A self-check measures the machine, not the code: results/ and reports/
+  // are left as they were.
+  if (absl::GetFlag(FLAGS_report) && !g_interrupted && (!plan.self_check || plan.keep_self_check)) {
+    std::cout << "\n[suite] regenerating reports/" << std::endl;
+    absl::StatusOr<ExitStatus> status = RunChild({RunfileOrExit("analysis/report")});
+    if (!status.ok() || !status->success()) tally.failed.push_back("report");
+  }
+  std::cout << "\nsuite: " << (g_interrupted ? "interrupted after " : "") << Minutes(total)
+            << " for " << tally.took.size() << " benches" << (plan.quick ? " (--quick)" : "")
+            << "\n";
+  for (const auto& [name, seconds] : tally.took) {
+    std::cout << absl::StrFormat("  %-16s %s\n", name, Minutes(seconds));
+  }
+  if (plan.self_check) {
+    std::cout << "self-check runs: "
+              << (plan.keep_self_check
+                      ? plan.workspace + "/results/ (each <experiment>.json and .rerun.json)"
+                      : plan.self_check_dir + "/")
+              << "\n";
+    if (!tally.not_reproducible.empty()) {
+      std::cout << "not reproducible within the targets now: "
+                << absl::StrJoin(tally.not_reproducible, ", ") << "\n";
+    }
+  } else {
+    std::cout << "results: " << plan.workspace << "/results/\nreports: " << plan.workspace
+              << "/reports/README.md\n";
+  }
+  if (!tally.discarded.empty()) {
+    std::cout << "discarded as noisy and measured again (--retry_noisy):\n  "
+              << absl::StrJoin(tally.discarded, "\n  ") << "\n";
+  }
+  if (!tally.failed.empty()) std::cout << "failed: " << absl::StrJoin(tally.failed, ", ") << "\n";
+  if (g_interrupted) return 130;
+  return tally.failed.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 int SuiteMain(int argc, char** argv) {
@@ -221,216 +446,47 @@ int SuiteMain(int argc, char** argv) {
       "Runs every spawnlab bench in turn under the machine's bench lock, then regenerates "
       "reports/.\n  bazel run //:suite [-- --quick] [-- --only=clone3,linking]");
   absl::ParseCommandLine(argc, argv);
-  const bool quick = absl::GetFlag(FLAGS_quick);
-  const char* ws_env = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  if (ws_env == nullptr || *ws_env == '\0') {
-    std::cerr << "error: run me with `bazel run //:suite`: results go into the workspace, "
-                 "which BUILD_WORKSPACE_DIRECTORY names\n";
+  absl::StatusOr<SuitePlan> plan = MakeSuitePlan();
+  if (!plan.ok()) {
+    std::cerr << "error: " << plan.status().message() << "\n";
     return 2;
   }
-  const std::string workspace = ws_env;
-  // The benches are this binary's `data`: Bazel built no runfiles tree beside
-  // them, so they find their own data (children, servers) through ours.
-  if (absl::Status shared = ShareRunfilesWithChildren(); !shared.ok()) {
-    std::cerr << "error: " << shared.message() << "\n";
-    return 2;
-  }
-
-  absl::StatusOr<std::vector<Experiment>> listed = AllExperiments();
-  if (!listed.ok()) {
-    std::cerr << "error: " << listed.status().message() << "\n";
-    return 2;
-  }
-  if (std::vector<std::string> missing = UnindexedFolders(workspace); !missing.empty()) {
-    std::cerr << "error: experiments/" << absl::StrJoin(missing, ", experiments/")
-              << " is new to this Bazel server, which lists experiments/ when it starts.\n"
-                 "  Run `bazel sync --configure` (or `bazel shutdown`), then the suite again.\n";
-    return 2;
-  }
-  std::vector<Experiment> all = *listed, plan;
-  std::set<std::string> wanted;
-  for (absl::string_view n : absl::StrSplit(absl::GetFlag(FLAGS_only), ',', absl::SkipEmpty())) {
-    wanted.insert(std::string(n));
-  }
-  std::set<std::string> known;
-  for (const Experiment& e : all) {
-    known.insert(e.name);
-    if (wanted.empty() || wanted.count(e.name)) plan.push_back(e);
-  }
-  for (const std::string& n : wanted) {
-    if (!known.count(n)) {
-      std::vector<std::string> names(known.begin(), known.end());
-      std::cerr << "error: --only: no experiment '" << n << "'; there are "
-                << absl::StrJoin(names, ", ") << "\n";
-      return 2;
-    }
-  }
-  if (absl::GetFlag(FLAGS_keep_quick) && !quick) {
-    std::cerr << "error: --keep_quick goes with --quick\n";
-    return 2;
-  }
-  const bool keep_self_check = absl::GetFlag(FLAGS_keep_self_check);
-  if (keep_self_check && (!absl::GetFlag(FLAGS_self_check) || quick)) {
-    std::cerr << "error: --keep_self_check goes with --self_check, and not with --quick (a "
-                 "smoke run is no evidence to keep)\n";
-    return 2;
-  }
-  const std::string lock_mode = absl::GetFlag(FLAGS_lock);
-  if (lock_mode != "wait" && lock_mode != "fail") {
-    std::cerr << "error: --lock=" << lock_mode << ": expected wait or fail\n";
-    return 2;
-  }
-
-  const bool self_check = absl::GetFlag(FLAGS_self_check);
-  std::vector<int> estimate;
-  int total_estimate = 0;
-  for (const Experiment& e : plan) {
-    estimate.push_back(EstimateSeconds(e, workspace, quick) * (self_check ? 2 : 1));
-    total_estimate += estimate.back();
-  }
-  std::string self_check_dir;
-  if (self_check && !keep_self_check) {
+  if (plan->self_check && !plan->keep_self_check) {
+    // Kept after the run for the user to read, so not a TempDir.
     char tmpl[] = "/tmp/spawnlab-self-check-XXXXXX";
     if (mkdtemp(tmpl) == nullptr) {
       std::cerr << "error: mkdtemp: " << strerror(errno) << "\n";
       return 1;
     }
-    self_check_dir = tmpl;
+    plan->self_check_dir = tmpl;
   }
-  std::cout << "suite: " << plan.size() << " benches" << (quick ? " (--quick)" : "")
-            << (self_check ? ", each twice (--self_check)" : "") << ", one at a time, estimated "
-            << Minutes(total_estimate) << ":\n";
-  for (size_t i = 0; i < plan.size(); ++i) {
-    std::cout << absl::StrFormat("  %-16s ~%s\n", plan[i].name, Minutes(estimate[i]));
-  }
-  std::cout << std::flush;
+  PrintPlan(*plan);
   if (absl::GetFlag(FLAGS_dry_run)) return 0;
-
-  absl::StatusOr<BenchLock> lock =
-      BenchLock::Acquire(DefaultBenchLockPath(), "suite",
-                         lock_mode == "fail" ? BenchLock::kFail : BenchLock::kWait, &std::cerr);
+  absl::StatusOr<BenchLock> lock = BenchLock::Acquire(
+      DefaultBenchLockPath(), "suite",
+      plan->lock_mode == "fail" ? BenchLock::kFail : BenchLock::kWait, &std::cerr);
   if (!lock.ok()) {
     std::cerr << "error: " << lock.status().message() << "\n";
     return 3;
   }
   setenv(kInheritedLockEnv, absl::StrCat(lock->fd()).c_str(), 1);
+  setenv(kInheritedLockHolderEnv, absl::StrCat(getpid()).c_str(), 1);
   // An interrupt is passed on to the running bench (Ctrl-C also reaches it
   // through the terminal's process group); the suite stops after it instead
   // of starting the next, and exits 130.
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, OnInterrupt);
-
   const absl::Time start = absl::Now();
-  std::vector<std::string> failed, not_reproducible, discarded;
-  std::vector<std::pair<std::string, int64_t>> took;
-  int remaining = total_estimate;
-  for (size_t i = 0; i < plan.size() && !g_interrupted; ++i) {
-    const Experiment& e = plan[i];
-    const int64_t elapsed = absl::ToInt64Seconds(absl::Now() - start);
-    std::cout << "\n[suite " << i + 1 << "/" << plan.size() << "] " << e.name << ": elapsed "
-              << Minutes(elapsed) << ", ETA " << Minutes(remaining) << " to the end" << std::endl;
-    std::vector<std::string> args = {RunfileOrExit(e.binary)};
-    if (quick) args.push_back("--quick");
-    if (quick && absl::GetFlag(FLAGS_keep_quick) && !self_check) {
-      args.push_back("--out=" + FullResultsPath(workspace, e.name));
-    }
-    const absl::Time t0 = absl::Now();
-    absl::StatusOr<ExitStatus> status = absl::UnknownError("not run");
-    std::vector<std::string> outs;
-    // A noisy run is measured again (--retry_noisy), the pair with it under
-    // --self_check; a smoke run is never worth it.
-    const int attempts = quick ? 1 : 1 + std::max(0, absl::GetFlag(FLAGS_retry_noisy));
-    for (int attempt = 1; attempt <= attempts && !g_interrupted; ++attempt) {
-      if (absl::GetFlag(FLAGS_wait_quiet) > 0) {
-        WaitForQuiet(absl::GetFlag(FLAGS_wait_quiet), e.name);
-      }
-      outs.clear();
-      for (int run = 1; run <= (self_check ? 2 : 1) && !g_interrupted; ++run) {
-        std::vector<std::string> run_args = args;
-        if (self_check) {
-          if (keep_self_check) {
-            const std::string full = FullResultsPath(workspace, e.name);
-            outs.push_back(run == 1 ? full
-                                    : absl::StrCat(full.substr(0, full.size() - 5), ".rerun.json"));
-          } else {
-            outs.push_back(absl::StrCat(self_check_dir, "/", e.name, "-", run, ".json"));
-          }
-          run_args.push_back("--out=" + outs.back());
-          std::cout << "[suite] " << e.name << ": run " << run << " of 2" << std::endl;
-        }
-        status = RunChild(run_args, lock->fd());
-        if (!status.ok() || !status->success()) break;
-      }
-      if (!status.ok() || !status->success() || attempt == attempts) break;
-      std::vector<std::string> written = outs;
-      if (written.empty()) written.push_back(FullResultsPath(workspace, e.name));
-      std::vector<std::string> noisy;
-      for (const std::string& path : written) {
-        if (std::string why = NoisyReason(path); !why.empty()) {
-          noisy.push_back(absl::StrCat(std::filesystem::path(path).filename().string(), ": ", why));
-        }
-      }
-      if (noisy.empty()) break;
-      discarded.push_back(
-          absl::StrCat(e.name, " attempt ", attempt, " (", absl::StrJoin(noisy, "; "), ")"));
-      std::cout << "[suite] " << e.name << ": noisy (" << absl::StrJoin(noisy, "; ")
-                << "): measuring again, attempt " << attempt + 1 << " of " << attempts << std::endl;
-    }
-    if (self_check && status.ok() && status->success() && outs.size() == 2) {
-      std::cout << "\n[suite] " << e.name << ": how far two runs agree\n" << std::endl;
-      const std::string compare = RunfileOrExit("analysis/compare");
-      absl::StatusOr<ExitStatus> s = RunChild({compare, "--self_check", outs[0], outs[1]});
-      if (!s.ok() || !s->exited() || (s->exit_code() != 0 && s->exit_code() != 3)) {
-        failed.push_back(absl::StrCat(e.name, " (self-check)"));
-      } else if (s->exit_code() == 3) {
-        not_reproducible.push_back(e.name);
-      }
-    }
-    const int64_t seconds = absl::ToInt64Seconds(absl::Now() - t0);
-    took.emplace_back(e.name, seconds);
-    if (!status.ok() || !status->success()) {
-      failed.push_back(e.name);
-      std::cout << "[suite] " << e.name
-                << " failed: " << (status.ok() ? status->ToString() : status.status().ToString())
-                << std::endl;
-    }
-    remaining = std::max(0, remaining - estimate[i]);
+  SuiteTally tally;
+  int remaining = plan->total_estimate;
+  for (size_t i = 0; i < plan->benches.size() && !g_interrupted; ++i) {
+    std::cout << "\n[suite " << i + 1 << "/" << plan->benches.size() << "] "
+              << plan->benches[i].name << ": elapsed "
+              << Minutes(absl::ToInt64Seconds(absl::Now() - start)) << ", ETA "
+              << Minutes(remaining) << " to the end" << std::endl;
+    RunBench(*plan, plan->benches[i], lock->fd(), tally);
+    remaining = std::max(0, remaining - plan->estimate[i]);
   }
-  const int64_t total = absl::ToInt64Seconds(absl::Now() - start);
-
-  // A self-check measures the machine, not the code: results/ and reports/
-  // are left as they were.
-  if (absl::GetFlag(FLAGS_report) && !g_interrupted && (!self_check || keep_self_check)) {
-    std::cout << "\n[suite] regenerating reports/" << std::endl;
-    const std::string report = RunfileOrExit("analysis/report");
-    absl::StatusOr<ExitStatus> status = RunChild({report});
-    if (!status.ok() || !status->success()) failed.push_back("report");
-  }
-
-  std::cout << "\nsuite: " << (g_interrupted ? "interrupted after " : "") << Minutes(total)
-            << " for " << took.size() << " benches" << (quick ? " (--quick)" : "") << "\n";
-  for (const auto& [name, seconds] : took) {
-    std::cout << absl::StrFormat("  %-16s %s\n", name, Minutes(seconds));
-  }
-  if (self_check) {
-    std::cout << "self-check runs: "
-              << (keep_self_check ? workspace + "/results/ (each <experiment>.json and .rerun.json)"
-                                  : self_check_dir + "/")
-              << "\n";
-    if (!not_reproducible.empty()) {
-      std::cout << "not reproducible within the targets now: "
-                << absl::StrJoin(not_reproducible, ", ") << "\n";
-    }
-  } else {
-    std::cout << "results: " << workspace << "/results/\nreports: " << workspace
-              << "/reports/README.md\n";
-  }
-  if (!discarded.empty()) {
-    std::cout << "discarded as noisy and measured again (--retry_noisy):\n  "
-              << absl::StrJoin(discarded, "\n  ") << "\n";
-  }
-  if (!failed.empty()) std::cout << "failed: " << absl::StrJoin(failed, ", ") << "\n";
-  if (g_interrupted) return 130;
-  return failed.empty() ? 0 : 1;
+  return Conclude(*plan, tally, absl::ToInt64Seconds(absl::Now() - start));
 }
 
 }  // namespace spawnlab
