@@ -16,10 +16,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
-#include "analysis/stats.h"
+#include "results_model/stats.h"
 #include "results_model/bench_name.h"
 #include "re2/re2.h"
 
+namespace spawnlab {
 namespace analysis {
 namespace {
 
@@ -892,3 +893,4 @@ std::vector<std::string> CheckClaimRows(const std::vector<Claim>& claims,
 }
 
 }  // namespace analysis
+}  // namespace spawnlab

@@ -85,6 +85,7 @@
 #include "analysis/results.h"
 #include "nlohmann/json.hpp"
 
+namespace spawnlab {
 namespace analysis {
 
 struct Claim {
@@ -148,5 +149,6 @@ std::vector<std::string> CheckClaimRows(const std::vector<Claim>& claims,
                                         const std::vector<std::string>& bench_rows);
 
 }  // namespace analysis
+}  // namespace spawnlab
 
 #endif  // SPAWNLAB_ANALYSIS_CLAIMS_H_

@@ -12,12 +12,17 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "analysis/stats.h"
+#include "results_model/stats.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
 #include "re2/re2.h"
+#include "results_model/context_keys.h"
+#include "lib/testing/status_matchers.h"
 
+using ::spawnlab::testing::IsOk;
+
+namespace spawnlab {
 namespace analysis {
 namespace {
 
@@ -32,7 +37,7 @@ std::vector<ResultsFile> Fixtures() {
   std::vector<ResultsFile> files;
   for (const char* f : {"good/6.1.0-test/clone3.json", "good/6.1.0-test/crosscheck.json"}) {
     absl::StatusOr<ResultsFile> r = LoadResultsFile(Runfile(std::string("analysis/testdata/") + f));
-    EXPECT_TRUE(r.ok()) << r.status();
+    EXPECT_THAT(r, IsOk()) << r.status();
     if (r.ok()) files.push_back(*r);
   }
   return files;
@@ -52,7 +57,7 @@ class ClaimsFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::StatusOr<std::vector<Claim>> c = LoadClaims(Runfile("analysis/claims.json"));
-    ASSERT_TRUE(c.ok()) << c.status();
+    ASSERT_THAT(c, IsOk()) << c.status();
     claims_ = *c;
   }
   std::vector<Claim> claims_;
@@ -153,9 +158,9 @@ ResultsFile Synthetic(std::vector<std::pair<std::string, std::vector<double>>> r
                       bool quick = false) {
   ResultsFile f;
   f.path = "synthetic.json";
-  f.context = {{"spawnlab.experiment", "x"},
+  f.context = {{spawnlab::keys::kExperiment, "x"},
                {"kernel.release", "k"},
-               {"spawnlab.quick", quick ? "true" : "false"}};
+               {spawnlab::keys::kQuick, quick ? "true" : "false"}};
   for (auto& [name, samples] : rows) {
     Series s;
     s.name = name;
@@ -669,3 +674,4 @@ TEST(FormatNanos, PicksAUnit) {
 
 }  // namespace
 }  // namespace analysis
+}  // namespace spawnlab

@@ -12,8 +12,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "analysis/claims.h"
-#include "analysis/stats.h"
+#include "results_model/stats.h"
+#include "results_model/context_keys.h"
 
+namespace spawnlab {
 namespace analysis {
 
 Comparison CompareResults(const ResultsFile& old_file, const ResultsFile& new_file) {
@@ -64,7 +66,7 @@ Comparison CompareResults(const ResultsFile& old_file, const ResultsFile& new_fi
 }
 
 absl::StatusOr<ResultsFile> NormaliseByCanary(const ResultsFile& f) {
-  auto it = f.context.find("spawnlab.canary.row");
+  auto it = f.context.find(spawnlab::keys::kCanaryRow);
   if (it == f.context.end()) {
     return absl::FailedPreconditionError(
         absl::StrCat(f.path, ": the run names no canary row (spawnlab.canary.row)"));
@@ -285,7 +287,7 @@ std::string FormatRatioComparison(const RatioComparison& c, const spawnlab::Rati
 
 std::vector<spawnlab::RatioBaseline> DeclaredRatioBaselines(const ResultsFile& file) {
   std::vector<spawnlab::RatioBaseline> out;
-  auto it = file.context.find("spawnlab.ratio_baseline");
+  auto it = file.context.find(spawnlab::keys::kRatioBaseline);
   if (it == file.context.end()) return out;
   for (absl::string_view one : absl::StrSplit(it->second, ',', absl::SkipEmpty())) {
     std::vector<std::string> dv = absl::StrSplit(one, absl::MaxSplits(':', 1));
@@ -353,8 +355,8 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
   absl::StatusOr<ResultsFile> old_by_canary = NormaliseByCanary(old_file);
   absl::StatusOr<ResultsFile> new_by_canary = NormaliseByCanary(new_file);
   if (old_by_canary.ok() && new_by_canary.ok() &&
-      old_file.context.at("spawnlab.canary.row") == new_file.context.at("spawnlab.canary.row")) {
-    r.canary_row = old_file.context.at("spawnlab.canary.row");
+      old_file.context.at(spawnlab::keys::kCanaryRow) == new_file.context.at(spawnlab::keys::kCanaryRow)) {
+    r.canary_row = old_file.context.at(spawnlab::keys::kCanaryRow);
     over_canary = CompareResults(*old_by_canary, *new_by_canary);
     count(*over_canary, &r.canary_rows_tested, &r.canary_rows_different,
           &r.canary_rows_below_p05, &r.canary_median_row_change);
@@ -480,3 +482,4 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
 }
 
 }  // namespace analysis
+}  // namespace spawnlab

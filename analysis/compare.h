@@ -29,6 +29,7 @@
 #include "results_model/bench_results.h"
 #include "nlohmann/json.hpp"
 
+namespace spawnlab {
 namespace analysis {
 
 // The false discovery rate at which a comparison calls rows different.
@@ -139,5 +140,6 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
 std::vector<spawnlab::RatioBaseline> DeclaredRatioBaselines(const ResultsFile& file);
 
 }  // namespace analysis
+}  // namespace spawnlab
 
 #endif  // SPAWNLAB_ANALYSIS_COMPARE_H_

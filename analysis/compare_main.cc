@@ -29,6 +29,7 @@
 #include "analysis/compare.h"
 #include "analysis/results.h"
 #include "results_model/benchmark_json.h"
+#include "results_model/context_keys.h"
 
 int main(int argc, char** argv) {
   std::optional<spawnlab::RatioBaseline> ratios;
@@ -68,8 +69,8 @@ int main(int argc, char** argv) {
   auto resolve = [&](std::string p) {
     return (p.empty() || p[0] == '/' || cwd == nullptr) ? p : absl::StrCat(cwd, "/", p);
   };
-  absl::StatusOr<analysis::ResultsFile> old_file = analysis::LoadResultsFile(resolve(files[0]));
-  absl::StatusOr<analysis::ResultsFile> new_file = analysis::LoadResultsFile(resolve(files[1]));
+  absl::StatusOr<spawnlab::analysis::ResultsFile> old_file = spawnlab::analysis::LoadResultsFile(resolve(files[0]));
+  absl::StatusOr<spawnlab::analysis::ResultsFile> new_file = spawnlab::analysis::LoadResultsFile(resolve(files[1]));
   for (const auto* f : {&old_file, &new_file}) {
     if (!f->ok()) {  // a file that is missing or no results file: bad input
       std::cerr << "error: " << f->status().message() << "\n";
@@ -82,44 +83,44 @@ int main(int argc, char** argv) {
               << ": compare takes two runs of one bench\n";
     return 2;
   }
-  std::cout << analysis::ContextDifferences(*old_file, *new_file);
+  std::cout << spawnlab::analysis::ContextDifferences(*old_file, *new_file);
   // Each file is read once (a FIFO or /dev/stdin has nothing to give twice):
   // the rows in repetition order come from the text LoadResultsFile kept.
-  auto read = [](const analysis::ResultsFile& f) { return spawnlab::ParseBenchmarkJson(f.text); };
+  auto read = [](const spawnlab::analysis::ResultsFile& f) { return spawnlab::ParseBenchmarkJson(f.text); };
   if (self_check) {
-    analysis::Reproducibility r = analysis::CheckReproducibility(
+    spawnlab::analysis::Reproducibility r = spawnlab::analysis::CheckReproducibility(
         *old_file, *new_file, read(*old_file), read(*new_file), ratios);
     std::cout << r.table;
     return r.meets_targets ? 0 : 3;
   }
   if (ratios) {
-    analysis::RatioComparison c = analysis::CompareRatios(read(*old_file), read(*new_file), *ratios);
+    spawnlab::analysis::RatioComparison c = spawnlab::analysis::CompareRatios(read(*old_file), read(*new_file), *ratios);
     if (c.rows.empty()) {
       std::cerr << "error: no row has a " << ratios->dimension << ":" << ratios->value
                 << " partner in both files\n";
       return 1;
     }
-    std::cout << analysis::FormatRatioComparison(c, *ratios);
+    std::cout << spawnlab::analysis::FormatRatioComparison(c, *ratios);
     return 0;
   }
   if (canary) {
-    absl::StatusOr<analysis::ResultsFile> o = analysis::NormaliseByCanary(*old_file);
-    absl::StatusOr<analysis::ResultsFile> n = analysis::NormaliseByCanary(*new_file);
+    absl::StatusOr<spawnlab::analysis::ResultsFile> o = spawnlab::analysis::NormaliseByCanary(*old_file);
+    absl::StatusOr<spawnlab::analysis::ResultsFile> n = spawnlab::analysis::NormaliseByCanary(*new_file);
     for (const auto* f : {&o, &n}) {
       if (!f->ok()) {
         std::cerr << "error: " << f->status().message() << "\n";
         return 1;
       }
     }
-    const std::string row = old_file->context.at("spawnlab.canary.row");
-    if (new_file->context.at("spawnlab.canary.row") != row) {
+    const std::string row = old_file->context.at(spawnlab::keys::kCanaryRow);
+    if (new_file->context.at(spawnlab::keys::kCanaryRow) != row) {
       std::cerr << "error: the two runs have different canaries (" << row << ", "
-                << new_file->context.at("spawnlab.canary.row") << ")\n";
+                << new_file->context.at(spawnlab::keys::kCanaryRow) << ")\n";
       return 1;
     }
-    std::cout << analysis::FormatComparison(analysis::CompareResults(*o, *n), row);
+    std::cout << spawnlab::analysis::FormatComparison(spawnlab::analysis::CompareResults(*o, *n), row);
     return 0;
   }
-  std::cout << analysis::FormatComparison(analysis::CompareResults(*old_file, *new_file));
+  std::cout << spawnlab::analysis::FormatComparison(spawnlab::analysis::CompareResults(*old_file, *new_file));
   return 0;
 }

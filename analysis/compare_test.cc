@@ -8,11 +8,16 @@
 #include <functional>
 
 #include "absl/strings/str_cat.h"
-#include "analysis/stats.h"
+#include "results_model/stats.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
+#include "results_model/context_keys.h"
+#include "lib/testing/status_matchers.h"
 
+using ::spawnlab::testing::IsOk;
+
+namespace spawnlab {
 namespace analysis {
 namespace {
 
@@ -21,7 +26,7 @@ using ::testing::HasSubstr;
 ResultsFile Load(const std::string& rel) {
   absl::StatusOr<std::string> p = spawnlab::Runfile("analysis/testdata/" + rel);
   absl::StatusOr<ResultsFile> f = LoadResultsFile(p.ok() ? *p : rel);
-  EXPECT_TRUE(f.ok()) << f.status();
+  EXPECT_THAT(f, IsOk()) << f.status();
   return f.ok() ? *f : ResultsFile();
 }
 
@@ -106,7 +111,7 @@ TEST(Compare, RatiosIgnoreDriftThatMovesBothRowsOfARound) {
 // machine), fork also by `fork_factor` (the code).
 nlohmann::json TwoRows(double scale, double fork_factor, bool noisy = false) {
   nlohmann::json doc = {{"context",
-                         {{"spawnlab.ratio_baseline", "method:vfork"},
+                         {{spawnlab::keys::kRatioBaseline, "method:vfork"},
                           {"run.noisy", noisy ? "yes: canary moved 30%" : "no"}}},
                         {"benchmarks", nlohmann::json::array()}};
   for (int k = 0; k < 9; ++k) {
@@ -120,7 +125,8 @@ nlohmann::json TwoRows(double scale, double fork_factor, bool noisy = false) {
 Reproducibility Check(const nlohmann::json& a, const nlohmann::json& b) {
   absl::StatusOr<ResultsFile> fa = ParseResults(a.dump(), "a.json");
   absl::StatusOr<ResultsFile> fb = ParseResults(b.dump(), "b.json");
-  EXPECT_TRUE(fa.ok() && fb.ok());
+  EXPECT_THAT(fa, IsOk());
+  EXPECT_THAT(fb, IsOk());
   return CheckReproducibility(*fa, *fb, a, b);
 }
 
@@ -138,7 +144,7 @@ TEST(SelfCheck, TheSameRunTwiceMeetsTheTargets) {
 TEST(SelfCheck, OverTheCanaryDriftIsNoDifference) {
   nlohmann::json a = TwoRows(1, 1), b = TwoRows(1.2, 1);
   for (nlohmann::json* doc : {&a, &b})
-    (*doc)["context"]["spawnlab.canary.row"] = "s/method:vfork/p:a";
+    (*doc)["context"][spawnlab::keys::kCanaryRow] = "s/method:vfork/p:a";
   Reproducibility r = Check(a, b);
   EXPECT_EQ(r.rows_different, 2);      // raw: both rows moved
   EXPECT_EQ(r.canary_rows_tested, 1);  // fork over the canary; the canary itself is not tested
@@ -151,7 +157,7 @@ TEST(SelfCheck, OverTheCanaryDriftIsNoDifference) {
   // A change in the code still shows over the canary.
   Reproducibility changed = Check(a, [] {
     nlohmann::json d = TwoRows(1.2, 1.3);
-    d["context"]["spawnlab.canary.row"] = "s/method:vfork/p:a";
+    d["context"][spawnlab::keys::kCanaryRow] = "s/method:vfork/p:a";
     return d;
   }());
   EXPECT_EQ(changed.canary_rows_different, 1);
@@ -163,14 +169,14 @@ TEST(SelfCheck, OverTheCanaryDriftIsNoDifference) {
 TEST(SelfCheck, EveryDeclaredBaselineCounts) {
   nlohmann::json a = TwoRows(1, 1), b = TwoRows(1, 1.3);
   for (nlohmann::json* doc : {&a, &b}) {
-    (*doc)["context"]["spawnlab.ratio_baseline"] = "method:vfork,p:a";
+    (*doc)["context"][spawnlab::keys::kRatioBaseline] = "method:vfork,p:a";
     const double base = (*doc)["benchmarks"][0]["real_time"].get<double>();
     for (int k = 0; k < 9; ++k) {
       (*doc)["benchmarks"].push_back(Rep("s/method:vfork/p:b", k, 2 * base));
     }
   }
   absl::StatusOr<ResultsFile> fa = ParseResults(a.dump(), "a.json");
-  ASSERT_TRUE(fa.ok());
+  ASSERT_THAT(fa, IsOk());
   const std::vector<spawnlab::RatioBaseline> declared = DeclaredRatioBaselines(*fa);
   ASSERT_EQ(declared.size(), 2u);
   EXPECT_EQ(declared[1].dimension, "p");
@@ -277,14 +283,16 @@ std::string RoundsRun(double slow, const char* canary = "x/op:canary") {
 TEST(Compare, ByCanaryTheDriftOfTheWholeMachineCancels) {
   absl::StatusOr<ResultsFile> older = ParseResults(RoundsRun(1.0), "old.json");
   absl::StatusOr<ResultsFile> newer = ParseResults(RoundsRun(1.2), "new.json");
-  ASSERT_TRUE(older.ok() && newer.ok());
+  ASSERT_THAT(older, IsOk());
+  ASSERT_THAT(newer, IsOk());
   Comparison raw = CompareResults(*older, *newer);
   ASSERT_EQ(raw.rows.size(), 2u);
   EXPECT_LT(raw.rows[1].p_value, 0.05);
   EXPECT_NEAR(raw.rows[1].change, 0.2, 1e-9);
   absl::StatusOr<ResultsFile> o = NormaliseByCanary(*older);
   absl::StatusOr<ResultsFile> n = NormaliseByCanary(*newer);
-  ASSERT_TRUE(o.ok() && n.ok()) << o.status() << n.status();
+  ASSERT_THAT(o, IsOk());
+  ASSERT_THAT(n, IsOk()) << o.status() << n.status();
   Comparison normal = CompareResults(*o, *n);
   ASSERT_EQ(normal.rows.size(), 1u);  // the canary over itself is no row
   EXPECT_EQ(normal.rows[0].name, "x/op:a");
@@ -300,10 +308,10 @@ TEST(Compare, ByCanaryTheDriftOfTheWholeMachineCancels) {
 
 TEST(Compare, ByCanaryNeedsARunThatNamesAMeasuredOne) {
   absl::StatusOr<ResultsFile> none = ParseResults(R"({"benchmarks": []})", "none.json");
-  ASSERT_TRUE(none.ok());
+  ASSERT_THAT(none, IsOk());
   EXPECT_EQ(NormaliseByCanary(*none).status().code(), absl::StatusCode::kFailedPrecondition);
   absl::StatusOr<ResultsFile> missing = ParseResults(RoundsRun(1.0, "x/op:gone"), "missing.json");
-  ASSERT_TRUE(missing.ok());
+  ASSERT_THAT(missing, IsOk());
   EXPECT_THAT(std::string(NormaliseByCanary(*missing).status().message()),
               HasSubstr("its canary row x/op:gone was not measured"));
 }
@@ -325,7 +333,7 @@ nlohmann::json NineProcesses(const std::function<double(int)>& level) {
 
 ResultsFile Parsed(const nlohmann::json& doc) {
   absl::StatusOr<ResultsFile> f = ParseResults(doc.dump(), "x.json");
-  EXPECT_TRUE(f.ok()) << f.status();
+  EXPECT_THAT(f, IsOk()) << f.status();
   return f.ok() ? *f : ResultsFile();
 }
 
@@ -375,3 +383,4 @@ TEST(SelfCheck, RunsOfSeveralProcessesAreJudgedOnTheProcessesAndSayWhatTheRepeti
 
 }  // namespace
 }  // namespace analysis
+}  // namespace spawnlab

@@ -16,11 +16,13 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/time.h"
 #include "analysis/compare.h"
-#include "analysis/stats.h"
+#include "results_model/stats.h"
 #include "results_model/bench_results.h"
 #include "results_model/benchmark_json.h"
 #include "nlohmann/json.hpp"
+#include "results_model/context_keys.h"
 
+namespace spawnlab {
 namespace analysis {
 namespace {
 
@@ -66,15 +68,15 @@ std::string RunConditions(const ResultsFile& f) {
       Ctx(f, "run.steal_pct"), "%, ", Ctx(f, "run.iowait_pct"), "% |\n",
       "| the bench's involuntary context switches | ", Ctx(f, "run.involuntary_switches"), " |\n",
       "| bench lock | ", Ctx(f, "run.lock"), " |\n");
-  if (Ctx(f, "spawnlab.canary.row") != "—") {
-    const std::string drift = Ctx(f, "spawnlab.canary.drift_pct");
+  if (Ctx(f, spawnlab::keys::kCanaryRow) != "—") {
+    const std::string drift = Ctx(f, spawnlab::keys::kCanaryDriftPct);
     absl::StrAppend(
-        &out, "| drift canary | `", Ctx(f, "spawnlab.canary.row"), "` ",
+        &out, "| drift canary | `", Ctx(f, spawnlab::keys::kCanaryRow), "` ",
         absl::StartsWith(drift, "unknown")
             ? drift
             : absl::StrCat("moved ", drift, "% (last half against first half of ", "its rounds)"),
         " |\n");
-    const std::string spread = Ctx(f, "spawnlab.canary.spread_pct");
+    const std::string spread = Ctx(f, spawnlab::keys::kCanarySpreadPct);
     if (spread != "—" && !absl::StartsWith(spread, "unknown")) {
       absl::StrAppend(&out, "| canary spread | its slowest quarter of rounds ", spread,
                       "% above its fastest |\n");
@@ -327,21 +329,6 @@ std::string InUnit(double ns, TimeUnit unit) {
   return absl::StrFormat("%.*f", decimals, v);
 }
 
-namespace {
-
-// Repetition k of each row ran in round k (bench/bench.h): the ratio taken
-// within each round cancels the machine's drift between rounds. Sorted.
-std::vector<double> PairedRatios(const Series& num, const Series& den) {
-  std::vector<double> paired;
-  for (size_t i = 0; i < num.samples_ns.size() && i < den.samples_ns.size(); ++i) {
-    if (den.samples_ns[i] > 0) paired.push_back(num.samples_ns[i] / den.samples_ns[i]);
-  }
-  std::sort(paired.begin(), paired.end());
-  return paired;
-}
-
-}  // namespace
-
 bool CrossCheckAgrees(double bench_ratio, double crosscheck_ratio, double tolerance) {
   return std::fabs(bench_ratio / crosscheck_ratio - 1) <= tolerance;
 }
@@ -369,7 +356,7 @@ double MinimumRatio(const Series& num, const Series& den, const std::string& met
 // One side's ratio on medians: paired within rounds (the median over rounds of
 // the ratio in each), or the ratio of the medians where under 2 rounds pair.
 double MedianRatio(const Series& num, const Series& den) {
-  const std::vector<double> paired = PairedRatios(num, den);
+  const std::vector<double> paired = spawnlab::RoundRatios(num.samples_ns, den.samples_ns);
   return paired.size() >= 2 ? spawnlab::Median(paired) : num.Median() / den.Median();
 }
 
@@ -551,7 +538,7 @@ std::string KeyRatioTable(const ResultsFile& f, const ReportSpec& spec) {
     const double p = num->samples_ns.size() >= 2 && den->samples_ns.size() >= 2
                          ? MannWhitneyU(num->samples_ns, den->samples_ns)
                          : std::nan("");
-    const std::vector<double> paired = PairedRatios(*num, *den);
+    const std::vector<double> paired = spawnlab::RoundRatios(num->samples_ns, den->samples_ns);
     const bool have_paired = paired.size() >= 2;
     const double judged = have_paired ? spawnlab::Median(paired) : ratio;
     std::string paired_cell = "—";
@@ -729,7 +716,7 @@ std::vector<std::string> KeyRows(const ReportSpec& spec, const ResultsFile& f) {
     rows.push_back(k.numerator);
     rows.insert(rows.end(), k.denominators.begin(), k.denominators.end());
   }
-  if (std::string canary = Ctx(f, "spawnlab.canary.row"); !canary.empty() && canary != "—") {
+  if (std::string canary = Ctx(f, spawnlab::keys::kCanaryRow); !canary.empty() && canary != "—") {
     rows.push_back(canary);
   }
   std::vector<std::string> unique;
@@ -1225,3 +1212,4 @@ std::map<std::string, std::string> BuildReports(const ResultsSet& results,
 }
 
 }  // namespace analysis
+}  // namespace spawnlab

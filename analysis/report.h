@@ -27,6 +27,7 @@
 #include "analysis/report_spec.h"
 #include "analysis/results.h"
 
+namespace spawnlab {
 namespace analysis {
 
 // The first line of every generated file: the report tool deletes stale files
@@ -58,5 +59,6 @@ TimeUnit UnitFor(std::vector<double> ns);
 std::string InUnit(double ns, TimeUnit unit);
 
 }  // namespace analysis
+}  // namespace spawnlab
 
 #endif  // SPAWNLAB_ANALYSIS_REPORT_H_

@@ -82,24 +82,24 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << results_dir << " is not a folder (give --results=DIR)\n";
     return 2;
   }
-  absl::StatusOr<std::vector<analysis::Claim>> claims = analysis::LoadClaims(claims_path);
+  absl::StatusOr<std::vector<spawnlab::analysis::Claim>> claims = spawnlab::analysis::LoadClaims(claims_path);
   if (!claims.ok()) {
     std::cerr << "error: " << claims.status().message() << "\n";
     return 2;
   }
-  absl::StatusOr<std::map<std::string, analysis::ReportSpec>> specs =
-      analysis::LoadReportSpecs(experiments_dir);
+  absl::StatusOr<std::map<std::string, spawnlab::analysis::ReportSpec>> specs =
+      spawnlab::analysis::LoadReportSpecs(experiments_dir);
   if (absl::IsNotFound(specs.status()) && absl::GetFlag(FLAGS_experiments).empty()) {
     // No experiments beside the results (a results folder copied on its own):
     // the reports show every row, without the specs' charts and tables.
     std::cerr << "note: " << specs.status().message() << ": reports without charts\n";
-    specs = std::map<std::string, analysis::ReportSpec>();
+    specs = std::map<std::string, spawnlab::analysis::ReportSpec>();
   }
   if (!specs.ok()) {
     std::cerr << "error: " << specs.status().message() << " (give --experiments=DIR)\n";
     return 2;
   }
-  analysis::ResultsSet set = analysis::LoadResultsDir(results_dir);
+  spawnlab::analysis::ResultsSet set = spawnlab::analysis::LoadResultsDir(results_dir);
   for (const absl::Status& e : set.errors) std::cerr << "error: " << e.message() << "\n";
   // A mistyped --results would otherwise turn every report into "no results"
   // and remove the ones it no longer produces: a folder with no JSON file at
@@ -124,14 +124,14 @@ int main(int argc, char** argv) {
     std::cerr << "error: cannot create " << reports_dir << ": " << ec.message() << "\n";
     return 2;
   }
-  std::map<std::string, std::string> files = analysis::BuildReports(set, *claims, *specs);
+  std::map<std::string, std::string> files = spawnlab::analysis::BuildReports(set, *claims, *specs);
   // Remove generated reports that are no longer produced.
   for (const fs::directory_entry& e : fs::directory_iterator(reports_dir, ec)) {
     const std::string name = e.path().filename().string();
     if (!(absl::EndsWith(name, ".md") || absl::EndsWith(name, ".svg")) || files.count(name)) {
       continue;
     }
-    if (absl::StartsWith(ReadFile(e.path().string()), analysis::kGeneratedMarker)) {
+    if (absl::StartsWith(ReadFile(e.path().string()), spawnlab::analysis::kGeneratedMarker)) {
       fs::remove(e.path(), ec);
     }
   }

@@ -15,6 +15,7 @@
 #include "results_model/bench_name.h"
 #include "nlohmann/json.hpp"
 
+namespace spawnlab {
 namespace analysis {
 namespace {
 
@@ -351,3 +352,4 @@ std::vector<std::string> CheckSpecRows(const ReportSpec& spec,
 }
 
 }  // namespace analysis
+}  // namespace spawnlab

@@ -37,6 +37,7 @@
 #include "absl/strings/string_view.h"
 #include "results_model/bench_name.h"
 
+namespace spawnlab {
 namespace analysis {
 
 // Rows of `family` that have every dimension in `dims` with the given value.
@@ -133,5 +134,6 @@ std::vector<std::string> CheckSpecRows(const ReportSpec& spec,
                                        const std::vector<std::string>& cross_rows);
 
 }  // namespace analysis
+}  // namespace spawnlab
 
 #endif  // SPAWNLAB_ANALYSIS_REPORT_SPEC_H_

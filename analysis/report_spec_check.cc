@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
     std::cerr << "error: cannot read " << spec_path << "\n";
     return 2;
   }
-  absl::StatusOr<analysis::ReportSpec> spec = analysis::ParseReportSpec(text.str(), "", spec_path);
+  absl::StatusOr<spawnlab::analysis::ReportSpec> spec = spawnlab::analysis::ParseReportSpec(text.str(), "", spec_path);
   if (!spec.ok()) {
     std::cerr << "error: " << spec.status().message() << "\n";
     return 1;
@@ -94,21 +94,21 @@ int main(int argc, char** argv) {
     }
     cross = *listed;
   }
-  std::vector<std::string> problems = analysis::CheckSpecRows(*spec, *rows, cross);
+  std::vector<std::string> problems = spawnlab::analysis::CheckSpecRows(*spec, *rows, cross);
   if (!absl::GetFlag(FLAGS_claims).empty()) {
-    absl::StatusOr<std::vector<analysis::Claim>> claims =
-        analysis::LoadClaims(absl::GetFlag(FLAGS_claims));
+    absl::StatusOr<std::vector<spawnlab::analysis::Claim>> claims =
+        spawnlab::analysis::LoadClaims(absl::GetFlag(FLAGS_claims));
     if (!claims.ok()) {
       std::cerr << "error: " << claims.status().message() << "\n";
       return 2;
     }
     for (const std::string& p :
-         analysis::CheckClaimRows(*claims, absl::GetFlag(FLAGS_experiment), *rows)) {
+         spawnlab::analysis::CheckClaimRows(*claims, absl::GetFlag(FLAGS_experiment), *rows)) {
       problems.push_back(p);
     }
     if (!crosscheck.empty()) {  // its results name the experiment after the binary
       const std::string name = crosscheck.substr(crosscheck.rfind('/') + 1);
-      for (const std::string& p : analysis::CheckClaimRows(*claims, name, cross)) {
+      for (const std::string& p : spawnlab::analysis::CheckClaimRows(*claims, name, cross)) {
         problems.push_back(p);
       }
     }

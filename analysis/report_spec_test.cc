@@ -6,7 +6,11 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/testing/status_matchers.h"
 
+using ::spawnlab::testing::IsOk;
+
+namespace spawnlab {
 namespace analysis {
 namespace {
 
@@ -39,7 +43,7 @@ const std::vector<std::string> kBenchRows = {
 
 TEST(ReportSpec, ParsesEverySection) {
   absl::StatusOr<ReportSpec> s = ParseReportSpec(kSpec, "foo", "foo/report.json");
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_THAT(s, IsOk()) << s.status();
   EXPECT_EQ(s->experiment, "foo");
   ASSERT_EQ(s->charts.size(), 1);
   EXPECT_EQ(s->charts[0].x, "method");
@@ -60,7 +64,7 @@ TEST(ReportSpec, ParsesEverySection) {
 
 TEST(ReportSpec, AnEmptySpecIsNoSections) {
   absl::StatusOr<ReportSpec> s = ParseReportSpec("{}", "foo", "foo/report.json");
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_THAT(s, IsOk()) << s.status();
   EXPECT_THAT(s->charts, IsEmpty());
   EXPECT_FALSE(s->has_cross_check);
 }
@@ -117,13 +121,13 @@ TEST(ReportSpec, MistakesAreErrorsThatSayWhere) {
 
 TEST(ReportSpec, EveryRowItNamesExists) {
   absl::StatusOr<ReportSpec> s = ParseReportSpec(kSpec, "foo", "foo/report.json");
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_THAT(s, IsOk()) << s.status();
   EXPECT_THAT(CheckSpecRows(*s, kBenchRows, {"x/op:fork", "x/op:vfork"}), IsEmpty());
 }
 
 TEST(ReportSpec, ARenamedRowIsNamed) {
   absl::StatusOr<ReportSpec> s = ParseReportSpec(kSpec, "foo", "foo/report.json");
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_THAT(s, IsOk()) << s.status();
   // vfork renamed: the key ratio and the cross-check pair lose their row.
   std::vector<std::string> renamed = {kBenchRows[0], kBenchRows[1],
                                       "spawn/method:vfork2/parent:a/until:exit"};
@@ -145,7 +149,7 @@ TEST(ReportSpec, ARenamedRowIsNamed) {
   absl::StatusOr<ReportSpec> split = ParseReportSpec(
       R"({"charts": [{"family": "spawn", "x": "method", "split": "cpu", "title": "t"}]})", "foo",
       "foo/report.json");
-  ASSERT_TRUE(split.ok());
+  ASSERT_THAT(split, IsOk());
   EXPECT_THAT(CheckSpecRows(*split, kBenchRows, {}),
               ElementsAre("charts[0] (t): no selected row has 'cpu' to split by"));
 }
@@ -165,3 +169,4 @@ TEST(ReportSpec, LoadsOneSpecPerFolderAndNamesABadOne) {
 
 }  // namespace
 }  // namespace analysis
+}  // namespace spawnlab

@@ -20,7 +20,11 @@
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
 #include "nlohmann/json.hpp"
+#include "lib/testing/status_matchers.h"
 
+using ::spawnlab::testing::IsOk;
+
+namespace spawnlab {
 namespace analysis {
 namespace {
 
@@ -182,7 +186,7 @@ TEST(Report, CrossCheckAgreesWithinTenPercent) {
   absl::StatusOr<std::map<std::string, ReportSpec>> specs =
       LoadReportSpecs(Runfile("experiments/clone3/report.json")
                           .substr(0, Runfile("experiments/clone3/report.json").rfind("/clone3/")));
-  ASSERT_TRUE(specs.ok()) << specs.status();
+  ASSERT_THAT(specs, IsOk()) << specs.status();
   ASSERT_TRUE(specs->count("clone3"));
   const double t = specs->at("clone3").cross_check.tolerance;
   EXPECT_EQ(t, 0.10);
@@ -206,14 +210,14 @@ TEST(Report, CounterTablesShowMedianAndRange) {
       R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration", "repetitions": 3,)"
       R"( "repetition_index": 2, "real_time": 12, "time_unit": "ns", "maps": 310, "rate": 99.95, "p99_us": 1190, "ratio": 1.004}]})";
   absl::StatusOr<ResultsFile> f = ParseResults(json, "results/k/x.json");
-  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_THAT(f, IsOk()) << f.status();
   ResultsSet set;
   set.files.push_back(*f);
   absl::StatusOr<ReportSpec> spec = ParseReportSpec(
       R"({"counters": [{"title": "T", "family": "op", "names": ["maps", "rate", "none", "p99_us", "ratio"]}],)"
       R"( "charts": [{"family": "op", "x": "kind", "title": "C"}]})",
       "x", "x/report.json");
-  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_THAT(spec, IsOk()) << spec.status();
   const std::string report = BuildReports(set, {}, {{"x", *spec}})["x.md"];
   // A time counter gets its column's unit (p99 in ms here); a cell keeps one
   // style: 1 beside 1.004 reads 1.00, not "1 (1–1.00)".
@@ -229,7 +233,7 @@ TEST(Report, CounterTablesShowMedianAndRange) {
       ParseReportSpec(R"({"counters": [{"title": "N", "family": "op", "names": ["maps", "rate"]}],)"
                       R"( "charts": [{"family": "op", "x": "kind", "title": "C"}]})",
                       "x", "x/report.json");
-  ASSERT_TRUE(counts.ok()) << counts.status();
+  ASSERT_THAT(counts, IsOk()) << counts.status();
   EXPECT_THAT(BuildReports(set, {}, {{"x", *counts}})["x.md"],
               HasSubstr("### N\n\nMedian over the repetitions (range where they differ).\n"));
   // A chart in the unit that suits its bars: 11 ns is not "0.0 us".
@@ -263,7 +267,7 @@ TEST(Report, ARerunRightAfterShowsHowFarTwoRunsAgree) {
                          R"( "spawnlab.canary.row": "s/method:vfork"}, "benchmarks": [$3]})",
                          revision, start, end, rows),
         path);
-    EXPECT_TRUE(f.ok()) << f.status();
+    EXPECT_THAT(f, IsOk()) << f.status();
     return *f;
   };
   ResultsSet set;
@@ -324,12 +328,12 @@ TEST(Report, KeyRatiosArePairedWithinRounds) {
     }
   }
   absl::StatusOr<ResultsSet> set = OneFile(rows);
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_THAT(set, IsOk()) << set.status();
   absl::StatusOr<ReportSpec> spec = ParseReportSpec(
       R"({"key_ratios": [{"what": "b under 1.9 a", "numerator": "s/v:b", "denominators": ["s/v:a"],)"
       R"( "bound": 1.9}]})",
       "x", "x/report.json");
-  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_THAT(spec, IsOk()) << spec.status();
   const std::string report = BuildReports(*set, {}, {{"x", *spec}})["x.md"];
   // Paired: median 2 over the rounds; of medians: 30 / 20 = 1.5, which would pass.
   EXPECT_THAT(report,
@@ -347,7 +351,7 @@ TEST(Report, FeatureMatrixSpeaksFromTheLatestRun) {
                                   end, R"(", "probe.x": ")", probe,
                                   R"(", "probe.x.since": "Linux 9.9"}, "benchmarks": []})"),
                      absl::StrCat("results/k/", experiment, ".json"));
-    EXPECT_TRUE(f.ok()) << f.status();
+    EXPECT_THAT(f, IsOk()) << f.status();
     return *f;
   };
   ResultsSet set;
@@ -444,7 +448,7 @@ TEST(Report, TheLedgerShowsAMeasurementOnce) {
     }
   }
   absl::StatusOr<ResultsSet> set = OneFile(rows);
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_THAT(set, IsOk()) << set.status();
   std::vector<Claim> claims;
   for (const auto& [id, claimed] : {std::pair<const char*, double>{"A-1", 2.0}, {"B-1", 9.0}}) {
     Claim c;
@@ -543,3 +547,4 @@ TEST(Report, RelativeFoldersAreTakenFromWhereBazelRunStarted) {
 
 }  // namespace
 }  // namespace analysis
+}  // namespace spawnlab

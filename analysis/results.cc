@@ -15,11 +15,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "analysis/stats.h"
+#include "results_model/stats.h"
 #include "results_model/bench_results.h"  // kSkippedPrefix
 #include "results_model/benchmark_json.h"
 #include "nlohmann/json.hpp"
+#include "results_model/context_keys.h"
 
+namespace spawnlab {
 namespace analysis {
 namespace {
 
@@ -46,16 +48,16 @@ double AggregateOr(const Series& s, const char* name) {
 }  // namespace
 
 double Series::Median() const {
-  return samples_ns.empty() ? AggregateOr(*this, "median") : analysis::Median(samples_ns);
+  return samples_ns.empty() ? AggregateOr(*this, "median") : spawnlab::Median(samples_ns);
 }
 double Series::Min() const {
-  return samples_ns.empty() ? AggregateOr(*this, "min") : analysis::Min(samples_ns);
+  return samples_ns.empty() ? AggregateOr(*this, "min") : spawnlab::Min(samples_ns);
 }
 double Series::Mean() const {
-  return samples_ns.empty() ? AggregateOr(*this, "mean") : analysis::Mean(samples_ns);
+  return samples_ns.empty() ? AggregateOr(*this, "mean") : spawnlab::Mean(samples_ns);
 }
 double Series::Stddev() const {
-  return samples_ns.size() < 2 ? AggregateOr(*this, "stddev") : analysis::Stddev(samples_ns);
+  return samples_ns.size() < 2 ? AggregateOr(*this, "stddev") : spawnlab::Stddev(samples_ns);
 }
 int Series::Repetitions() const { return static_cast<int>(samples_ns.size()); }
 
@@ -66,7 +68,7 @@ double Series::Metric(absl::string_view metric) const {
   absl::string_view name = metric;
   if (!absl::ConsumePrefix(&name, "counter:")) return kNaN;
   auto it = counters.find(std::string(name));
-  return it == counters.end() ? kNaN : analysis::Median(it->second);
+  return it == counters.end() ? kNaN : spawnlab::Median(it->second);
 }
 
 std::vector<double> Series::Samples(absl::string_view metric) const {
@@ -84,12 +86,12 @@ std::vector<double> Series::ProcessSamples(absl::string_view metric) const {
   for (size_t k = 0; k < values.size(); ++k) by_process[processes[k]].push_back(values[k]);
   if (by_process.size() < 2) return {};
   std::vector<double> medians;
-  for (const auto& [process, samples] : by_process) medians.push_back(analysis::Median(samples));
+  for (const auto& [process, samples] : by_process) medians.push_back(spawnlab::Median(samples));
   return medians;
 }
 
 std::string ResultsFile::experiment() const {
-  auto it = context.find("spawnlab.experiment");
+  auto it = context.find(spawnlab::keys::kExperiment);
   if (it != context.end()) return it->second;
   std::string stem = path.substr(path.rfind('/') + 1);
   return stem.substr(0, stem.rfind('.'));
@@ -116,7 +118,7 @@ std::string ResultsFile::host() const {
 }
 
 bool ResultsFile::quick() const {
-  auto it = context.find("spawnlab.quick");
+  auto it = context.find(spawnlab::keys::kQuick);
   return it != context.end() && it->second == "true";
 }
 
@@ -133,6 +135,100 @@ const Series* ResultsFile::Find(absl::string_view name) const {
 }
 
 namespace {
+
+// The Series a row belongs to, added in the file's order at its first row.
+Series& SeriesFor(ResultsFile& out, std::map<std::string, size_t>& index,
+                  const spawnlab::BenchName& parsed, const nlohmann::json& row) {
+  auto [it, inserted] = index.emplace(parsed.canonical, out.series.size());
+  if (inserted) {
+    Series s;
+    s.name = parsed.canonical;
+    s.parsed = parsed;
+    s.order = static_cast<double>(out.series.size());
+    if (row.contains("family_index") && row["family_index"].is_number()) {
+      const bool has_instance = row.contains("per_family_instance_index") &&
+                                row["per_family_instance_index"].is_number();
+      s.order = row["family_index"].get<double>() * 1e6 +
+                (has_instance ? row["per_family_instance_index"].get<double>() : 0.0);
+    }
+    out.series.push_back(std::move(s));
+  }
+  return out.series[it->second];
+}
+
+// An iteration row's time, its process and its user counters.
+void AddSample(Series& series, const nlohmann::json& row, double ns) {
+  series.samples_ns.push_back(ns);
+  const std::string process_field(spawnlab::kProcessField);
+  series.processes.push_back(row.contains(process_field) && row[process_field].is_number_integer()
+                                 ? row[process_field].get<int>()
+                                 : 0);
+  // Every other number in an iteration row is a user counter.
+  static const std::set<std::string>* const kFields = new std::set<std::string>{
+      "family_index", "per_family_instance_index", "repetitions", "repetition_index",
+      "threads",      "iterations",                "real_time",   "cpu_time",
+      std::string(spawnlab::kProcessField)};
+  for (auto& [key, value] : row.items()) {
+    if (value.is_number() && kFields->count(key) == 0) {
+      const double v = value.get<double>();
+      if (std::isfinite(v)) series.counters[key].push_back(v);
+    }
+  }
+}
+
+// Reads row number `row_number` of the benchmarks array into `out`.
+absl::Status ParseRow(const nlohmann::json& row, size_t row_number, absl::string_view path,
+                      ResultsFile& out, std::map<std::string, size_t>& index) {
+  const std::string where = absl::StrCat("row ", row_number);
+  if (!row.is_object()) return Bad(path, absl::StrCat(where, " is not an object"));
+  auto string_field = [&](const char* key) -> std::optional<std::string> {
+    if (!row.contains(key)) return std::string();
+    if (!row[key].is_string()) return std::nullopt;
+    return row[key].get<std::string>();
+  };
+  std::optional<std::string> name = string_field("name"), run_name = string_field("run_name"),
+                             run_type = string_field("run_type"),
+                             aggregate = string_field("aggregate_name"),
+                             message = string_field("error_message"),
+                             unit = string_field("time_unit");
+  if (!name || !run_name || !run_type || !aggregate || !message || !unit) {
+    return Bad(path, absl::StrCat(where, ": a name, type, unit or message is not a string"));
+  }
+  if (name->empty()) return Bad(path, absl::StrCat(where, " has no name"));
+  const std::string& label = run_name->empty() ? *name : *run_name;
+  absl::StatusOr<spawnlab::BenchName> parsed = spawnlab::ParseBenchName(label);
+  if (!parsed.ok()) return Bad(path, absl::StrCat(where, ": ", parsed.status().message()));
+  Series& series = SeriesFor(out, index, *parsed, row);
+  if (row.contains("error_occurred") && !row["error_occurred"].is_boolean()) {
+    return Bad(path, absl::StrCat(where, ": error_occurred is not a boolean"));
+  }
+  if (row.value("error_occurred", false)) {
+    if (absl::StartsWith(*message, spawnlab::kSkippedPrefix)) {
+      series.skipped = message->substr(spawnlab::kSkippedPrefix.size());
+    } else {
+      series.error = message->empty() ? "failed (no message)" : *message;
+    }
+    return absl::OkStatus();
+  }
+  const bool percentage = row.contains("aggregate_unit") && row["aggregate_unit"].is_string() &&
+                          row["aggregate_unit"].get<std::string>() == "percentage";
+  if (*aggregate == "cv" || percentage) return absl::OkStatus();
+  if (!row.contains("real_time") || !row["real_time"].is_number()) {
+    return Bad(path, absl::StrCat(where, " (", label, ") has no numeric real_time"));
+  }
+  const double per = NanosPer(unit->empty() ? "ns" : *unit);
+  if (per == 0) return Bad(path, absl::StrCat(where, ": unknown time_unit '", *unit, "'"));
+  const double ns = row["real_time"].get<double>() * per;
+  if (!std::isfinite(ns) || ns < 0) {
+    return Bad(path, absl::StrCat(where, " (", label, ") has a negative or infinite time"));
+  }
+  if (*run_type == "aggregate") {
+    series.aggregate_ns[*aggregate] = ns;
+  } else {
+    AddSample(series, row, ns);
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<ResultsFile> ParseResultsUnguarded(absl::string_view text, absl::string_view path) {
   nlohmann::json doc = spawnlab::ParseBenchmarkJson(text);  // bounds the depth itself
@@ -158,86 +254,7 @@ absl::StatusOr<ResultsFile> ParseResultsUnguarded(absl::string_view text, absl::
   std::map<std::string, size_t> index;
   size_t row_number = 0;
   for (const nlohmann::json& row : doc["benchmarks"]) {
-    ++row_number;
-    const std::string where = absl::StrCat("row ", row_number);
-    if (!row.is_object()) return Bad(path, absl::StrCat(where, " is not an object"));
-    auto string_field = [&](const char* key) -> std::optional<std::string> {
-      if (!row.contains(key)) return std::string();
-      if (!row[key].is_string()) return std::nullopt;
-      return row[key].get<std::string>();
-    };
-    std::optional<std::string> name = string_field("name");
-    std::optional<std::string> run_name = string_field("run_name");
-    std::optional<std::string> run_type = string_field("run_type");
-    std::optional<std::string> aggregate = string_field("aggregate_name");
-    std::optional<std::string> message = string_field("error_message");
-    std::optional<std::string> unit = string_field("time_unit");
-    if (!name || !run_name || !run_type || !aggregate || !message || !unit) {
-      return Bad(path, absl::StrCat(where, ": a name, type, unit or message is not a string"));
-    }
-    if (name->empty()) return Bad(path, absl::StrCat(where, " has no name"));
-    const std::string& label = run_name->empty() ? *name : *run_name;
-    absl::StatusOr<spawnlab::BenchName> parsed = spawnlab::ParseBenchName(label);
-    if (!parsed.ok()) return Bad(path, absl::StrCat(where, ": ", parsed.status().message()));
-    auto [it, inserted] = index.emplace(parsed->canonical, out.series.size());
-    if (inserted) {
-      Series s;
-      s.name = parsed->canonical;
-      s.parsed = *parsed;
-      s.order = static_cast<double>(out.series.size());
-      if (row.contains("family_index") && row["family_index"].is_number()) {
-        const bool has_instance = row.contains("per_family_instance_index") &&
-                                  row["per_family_instance_index"].is_number();
-        s.order = row["family_index"].get<double>() * 1e6 +
-                  (has_instance ? row["per_family_instance_index"].get<double>() : 0.0);
-      }
-      out.series.push_back(std::move(s));
-    }
-    Series& series = out.series[it->second];
-    if (row.contains("error_occurred") && !row["error_occurred"].is_boolean()) {
-      return Bad(path, absl::StrCat(where, ": error_occurred is not a boolean"));
-    }
-    if (row.value("error_occurred", false)) {
-      if (absl::StartsWith(*message, spawnlab::kSkippedPrefix)) {
-        series.skipped = message->substr(spawnlab::kSkippedPrefix.size());
-      } else {
-        series.error = message->empty() ? "failed (no message)" : *message;
-      }
-      continue;
-    }
-    const bool percentage = row.contains("aggregate_unit") && row["aggregate_unit"].is_string() &&
-                            row["aggregate_unit"].get<std::string>() == "percentage";
-    if (*aggregate == "cv" || percentage) continue;
-    if (!row.contains("real_time") || !row["real_time"].is_number()) {
-      return Bad(path, absl::StrCat(where, " (", label, ") has no numeric real_time"));
-    }
-    const double per = NanosPer(unit->empty() ? "ns" : *unit);
-    if (per == 0) return Bad(path, absl::StrCat(where, ": unknown time_unit '", *unit, "'"));
-    const double ns = row["real_time"].get<double>() * per;
-    if (!std::isfinite(ns) || ns < 0) {
-      return Bad(path, absl::StrCat(where, " (", label, ") has a negative or infinite time"));
-    }
-    if (*run_type == "aggregate") {
-      series.aggregate_ns[*aggregate] = ns;
-      continue;
-    }
-    series.samples_ns.push_back(ns);
-    const std::string process_field(spawnlab::kProcessField);
-    series.processes.push_back(
-        row.contains(process_field) && row[process_field].is_number_integer()
-            ? row[process_field].get<int>()
-            : 0);
-    // Every other number in an iteration row is a user counter.
-    static const std::set<std::string>* const kFields = new std::set<std::string>{
-        "family_index", "per_family_instance_index", "repetitions", "repetition_index",
-        "threads",      "iterations",                "real_time",   "cpu_time",
-        std::string(spawnlab::kProcessField)};
-    for (auto& [key, value] : row.items()) {
-      if (value.is_number() && kFields->count(key) == 0) {
-        const double v = value.get<double>();
-        if (std::isfinite(v)) series.counters[key].push_back(v);
-      }
-    }
+    if (absl::Status s = ParseRow(row, ++row_number, path, out, index); !s.ok()) return s;
   }
   std::stable_sort(out.series.begin(), out.series.end(),
                    [](const Series& a, const Series& b) { return a.order < b.order; });
@@ -353,3 +370,4 @@ ResultsSet LoadResultsDir(const std::string& dir) {
 }
 
 }  // namespace analysis
+}  // namespace spawnlab

@@ -27,6 +27,7 @@
 #include "absl/strings/string_view.h"
 #include "results_model/bench_name.h"
 
+namespace spawnlab {
 namespace analysis {
 
 struct Series {
@@ -114,5 +115,6 @@ struct ResultsSet {
 ResultsSet LoadResultsDir(const std::string& dir);
 
 }  // namespace analysis
+}  // namespace spawnlab
 
 #endif  // SPAWNLAB_ANALYSIS_RESULTS_H_

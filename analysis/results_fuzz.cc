@@ -12,9 +12,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::string_view text(reinterpret_cast<const char*>(data), size);
-  absl::StatusOr<analysis::ResultsFile> f = analysis::ParseResults(text, "fuzz.json");
+  absl::StatusOr<spawnlab::analysis::ResultsFile> f = spawnlab::analysis::ParseResults(text, "fuzz.json");
   if (f.ok()) {
-    for (const analysis::Series& s : f->series) {
+    for (const spawnlab::analysis::Series& s : f->series) {
       (void)s.Median();
       (void)s.Stddev();
     }

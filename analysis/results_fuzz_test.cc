@@ -13,6 +13,9 @@
 #include "gtest/gtest.h"
 #include "results_model/benchmark_json.h"
 #include "lib/runfiles.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -29,17 +32,17 @@ int Feed(const std::string& s) {
   return LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(s.data()), s.size());
 }
 
-absl::Status Parse(const std::string& s) { return analysis::ParseResults(s, "fuzz.json").status(); }
+absl::Status Parse(const std::string& s) { return spawnlab::analysis::ParseResults(s, "fuzz.json").status(); }
 
 TEST(ResultsFuzz, FixturesTruncationsAndFlipsDoNotCrash) {
   absl::StatusOr<std::string> crosscheck =
       spawnlab::Runfile("analysis/testdata/good/6.1.0-test/crosscheck.json");
-  ASSERT_TRUE(crosscheck.ok()) << crosscheck.status();
+  ASSERT_THAT(crosscheck, IsOk()) << crosscheck.status();
   const std::string text = Read(*crosscheck);
   ASSERT_FALSE(text.empty());
   // The whole file parses; every truncation short of its last brace is an
   // error naming the file (the entry point must also survive each).
-  EXPECT_TRUE(Parse(text).ok()) << Parse(text);
+  EXPECT_THAT(Parse(text), IsOk()) << Parse(text);
   const size_t last_brace = text.rfind('}');
   for (size_t n = 0; n < last_brace; n += 7) {
     Feed(text.substr(0, n));
@@ -82,8 +85,8 @@ TEST(ResultsFuzz, TypeConfusionAndDeepNestingAreErrorsNotCrashes) {
            std::string(R"({"benchmarks":[{"aggregate_unit":[1,2],)") + row + "}]}",
        }) {
     Feed(read_anyway);
-    absl::StatusOr<analysis::ResultsFile> f = analysis::ParseResults(read_anyway, "fuzz.json");
-    ASSERT_TRUE(f.ok()) << read_anyway << ": " << f.status();
+    absl::StatusOr<spawnlab::analysis::ResultsFile> f = spawnlab::analysis::ParseResults(read_anyway, "fuzz.json");
+    ASSERT_THAT(f, IsOk()) << read_anyway << ": " << f.status();
     EXPECT_EQ(f->series.size(), 1u);
   }
   // A context value nested 200,000 levels deep.
@@ -97,7 +100,7 @@ TEST(ResultsFuzz, TypeConfusionAndDeepNestingAreErrorsNotCrashes) {
   const int ok_depth = spawnlab::kMaxJsonDepth - 2;
   const std::string fine = R"({"context":{"x":)" + std::string(ok_depth, '[') +
                            std::string(ok_depth, ']') + R"(},"benchmarks":[{)" + row + "}]}";
-  EXPECT_TRUE(Parse(fine).ok()) << Parse(fine);
+  EXPECT_THAT(Parse(fine), IsOk()) << Parse(fine);
 }
 
 }  // namespace

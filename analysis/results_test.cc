@@ -14,7 +14,11 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
+#include "lib/testing/status_matchers.h"
 
+using ::spawnlab::testing::IsOk;
+
+namespace spawnlab {
 namespace analysis {
 namespace {
 
@@ -41,7 +45,7 @@ TEST(Results, NaturalLessOrdersReleasesAsVersions) {
 
 TEST(Results, ParsesSeriesSamplesAggregatesAndSkips) {
   absl::StatusOr<ResultsFile> f = LoadResultsFile(Testdata("good/6.1.0-test/clone3.json"));
-  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_THAT(f, IsOk()) << f.status();
   EXPECT_EQ(f->experiment(), "clone3");
   EXPECT_EQ(f->kernel(), "6.1.0-test");
   EXPECT_EQ(f->host(), "testhost");
@@ -63,7 +67,7 @@ TEST(Results, ParsesSeriesSamplesAggregatesAndSkips) {
 
 TEST(Results, AggregatesAloneAreEnough) {
   absl::StatusOr<ResultsFile> f = LoadResultsFile(Testdata("good/6.1.0-test/crosscheck.json"));
-  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_THAT(f, IsOk()) << f.status();
   const Series* s = f->Find("crosscheck/way:lat_proc/op:fork-exit/parent:minimal");
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->Repetitions(), 0);
@@ -77,7 +81,7 @@ TEST(Results, FailedRowsKeepTheirMessage) {
       R"({"benchmarks": [{"name": "x/op:y", "run_name": "x/op:y", "run_type": "iteration",
           "error_occurred": true, "error_message": "INTERNAL: it broke"}]})",
       "inline.json");
-  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_THAT(f, IsOk()) << f.status();
   EXPECT_EQ(f->series[0].error, "INTERNAL: it broke");
   EXPECT_TRUE(f->series[0].skipped.empty());
 }
@@ -149,3 +153,4 @@ TEST(Results, AFolderWalkReadsFullRunsOnlyAndNeverBlocks) {
 
 }  // namespace
 }  // namespace analysis
+}  // namespace spawnlab

@@ -49,6 +49,7 @@
 #include "lib/runfiles.h"
 #include "lib/safe_file.h"
 #include "lib/spawn.h"
+#include "results_model/context_keys.h"
 
 ABSL_FLAG(bool, quick, false,
           "A smoke run of a few seconds: 2 repetitions, short rows. Writes "
@@ -154,9 +155,6 @@ class ProgressTicker {
   std::thread thread_;
 };
 
-double Min(const std::vector<double>& v) {
-  return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
-}
 
 
 // The most rounds (--benchmark_repetitions) and processes a run may ask for,
@@ -351,6 +349,8 @@ struct Plan {
   int rounds = 1;
   double min_time = 0;
   std::string run_kind, out, pinned = "none", lock_mode, lock_file;
+  int argc = 0;
+  char** argv = nullptr;
 };
 
 absl::Status ParseWorker(Plan& plan) {
@@ -503,20 +503,20 @@ std::vector<std::string> GoogleBenchmarkArgs(const CommandLine& cl, const Plan& 
 
 void AddRunContext(const Plan& plan, const BenchDefaults& defaults) {
   if (plan.worker > 0) {
-    benchmark::AddCustomContext("spawnlab.process", absl::StrCat(plan.worker, "/", plan.workers));
+    benchmark::AddCustomContext(keys::kProcess, absl::StrCat(plan.worker, "/", plan.workers));
   }
   for (const auto& [key, value] : CollectEnvironment()) benchmark::AddCustomContext(key, value);
-  benchmark::AddCustomContext("spawnlab.experiment", plan.experiment);
-  benchmark::AddCustomContext("spawnlab.quick", plan.quick ? "true" : "false");
-  benchmark::AddCustomContext("spawnlab.run_kind", plan.run_kind);
-  if (plan.filter) benchmark::AddCustomContext("spawnlab.filter", *plan.filter);
-  benchmark::AddCustomContext("spawnlab.pinned_cpu", plan.pinned);
-  benchmark::AddCustomContext("spawnlab.random_interleaving", "false");
-  benchmark::AddCustomContext("spawnlab.rounds", absl::StrCat(plan.rounds));
+  benchmark::AddCustomContext(keys::kExperiment, plan.experiment);
+  benchmark::AddCustomContext(keys::kQuick, plan.quick ? "true" : "false");
+  benchmark::AddCustomContext(keys::kRunKind, plan.run_kind);
+  if (plan.filter) benchmark::AddCustomContext(keys::kFilter, *plan.filter);
+  benchmark::AddCustomContext(keys::kPinnedCpu, plan.pinned);
+  benchmark::AddCustomContext(keys::kRandomInterleaving, "false");
+  benchmark::AddCustomContext(keys::kRounds, absl::StrCat(plan.rounds));
   // The key ratios' baseline, so that //analysis:compare --self_check finds
   // the ratios to compare without being told.
   if (!defaults.ratio_baselines.empty()) {
-    benchmark::AddCustomContext("spawnlab.ratio_baseline",
+    benchmark::AddCustomContext(keys::kRatioBaseline,
                                 absl::StrJoin(defaults.ratio_baselines, ",",
                                               [](std::string* out, const RatioBaseline& by) {
                                                 absl::StrAppend(out, by.dimension, ":", by.value);
@@ -531,6 +531,8 @@ std::vector<std::string> RegisterRounds(const Plan& plan,
   options.quick = plan.quick;
   options.min_time = plan.min_time;
   options.rounds = plan.rounds;
+  options.argc = plan.argc;
+  options.argv = plan.argv;
   if (plan.worker > 0) options.shuffle_offset = (plan.worker - 1) * plan.rounds;
   std::vector<std::string> row_order;
   for (int r = 0; r < plan.rounds; ++r) {
@@ -683,9 +685,9 @@ int RunInProcesses(const CommandLine& cl, const Plan& plan, const std::string& l
   }
   nlohmann::json& context = (*merged)["context"];
   context["run.lock"] = lock_story;
-  context["spawnlab.repetitions_per_process"] = absl::StrCat(per_process);
-  context["spawnlab.run_kind"] = plan.run_kind;
-  context["spawnlab.rounds"] = absl::StrCat(plan.processes * per_process);
+  context[keys::kRepetitionsPerProcess] = absl::StrCat(per_process);
+  context[keys::kRunKind] = plan.run_kind;
+  context[keys::kRounds] = absl::StrCat(plan.processes * per_process);
   if (absl::Status s = WriteFileAtomically(plan.out, merged->dump(2) + "\n"); !s.ok()) {
     std::cerr << "error: " << s.message() << "; " << plan.out << " is as it was\n";
     return 1;
@@ -750,7 +752,7 @@ int RunHere(const CommandLine& cl, const Plan& plan, const std::string& lock_sto
 benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
                                           const BenchOptions& /*options*/, Clock clock) {
   ++rows_registered;
-  b->ComputeStatistics("min", Min);
+  b->ComputeStatistics("min", [](const std::vector<double>& v) { return v.empty() ? 0.0 : Min(v); });
   if (clock == Clock::kManual) return b->UseManualTime()->Unit(benchmark::kMicrosecond);
   return b->Unit(benchmark::kNanosecond);
 }
@@ -801,6 +803,8 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
     std::cerr << "error: " << plan.status().message() << "\n";
     return 2;
   }
+  plan->argc = argc;
+  plan->argv = argv;
   if (plan->worker > 0) {
     // Nothing outlives the run: a parent that dies takes this process along.
     prctl(PR_SET_PDEATHSIG, SIGTERM);

@@ -43,9 +43,8 @@
 //   void Register(const spawnlab::BenchOptions& options) {  // once per round
 //     spawnlab::RegisterRound(options, {{"nothing/op:none", BM_Nothing, spawnlab::Clock::kLibrary}});
 //   }
-//   int main(int argc, char** argv) {
-//     return spawnlab::BenchMain(argc, argv, "foo", Register);
-//   }
+//   BenchDefaults Declare() { BenchDefaults d; d.canary_row = "nothing/op:none"; return d; }
+//   SPAWNLAB_BENCH_MAIN("foo", spawnlab::Register, spawnlab::Declare)
 
 #ifndef SPAWNLAB_BENCH_BENCH_H_
 #define SPAWNLAB_BENCH_BENCH_H_
@@ -87,6 +86,10 @@ struct BenchOptions {
   // processes ran: RegisterRound shuffles round `round` as round
   // `round + shuffle_offset`, so that no two processes repeat one order.
   int shuffle_offset = 0;
+  // The bench's command line as main() received it, for a row that measures
+  // reading it.
+  int argc = 0;
+  char** argv = nullptr;
 };
 
 // `items` in the order round `round` measures them: shuffled, the same order
@@ -186,5 +189,14 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
               BenchDefaults defaults = {});
 
 }  // namespace spawnlab
+
+// A bench's main(): the experiment's name, its Register (called once per
+// round) and its declaration, a function that returns its BenchDefaults.
+//
+//   SPAWNLAB_BENCH_MAIN("syscalls", spawnlab::Register, spawnlab::Declare)
+#define SPAWNLAB_BENCH_MAIN(experiment, register_fn, declare_fn)                      \
+  int main(int argc, char** argv) {                                                  \
+    return ::spawnlab::BenchMain(argc, argv, experiment, register_fn, declare_fn()); \
+  }
 
 #endif  // SPAWNLAB_BENCH_BENCH_H_

@@ -49,7 +49,7 @@ void Register(const spawnlab::BenchOptions& options) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+spawnlab::BenchDefaults Declare() {
   spawnlab::BenchDefaults defaults;
   defaults.rounds = 9;
   defaults.canary_row = "fixture/op:clock";
@@ -58,5 +58,7 @@ int main(int argc, char** argv) {
                ? absl::InvalidArgumentError("--setting=bad: expected good")
                : absl::OkStatus();
   };
-  return spawnlab::BenchMain(argc, argv, "fixture", Register, defaults);
+  return defaults;
 }
+
+SPAWNLAB_BENCH_MAIN("fixture", Register, Declare)

@@ -13,6 +13,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -24,7 +27,7 @@ std::string LockPath(absl::string_view name) {
 TEST(BenchLock, ASecondTakerIsRefusedWithTheHoldersName) {
   const std::string path = LockPath("refuse.lock");
   absl::StatusOr<BenchLock> first = BenchLock::Acquire(path, "clone3 bench", BenchLock::kFail);
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_THAT(first, IsOk()) << first.status();
   EXPECT_TRUE(first->waited_for().empty());
   absl::StatusOr<BenchLock> second = BenchLock::Acquire(path, "linking bench", BenchLock::kFail);
   ASSERT_FALSE(second.ok());
@@ -35,8 +38,8 @@ TEST(BenchLock, ASecondTakerIsRefusedWithTheHoldersName) {
 
 TEST(BenchLock, ReleasedWithItsHolder) {
   const std::string path = LockPath("release.lock");
-  { ASSERT_TRUE(BenchLock::Acquire(path, "a", BenchLock::kFail).ok()); }
-  EXPECT_TRUE(BenchLock::Acquire(path, "b", BenchLock::kFail).ok());
+  { ASSERT_THAT(BenchLock::Acquire(path, "a", BenchLock::kFail), IsOk()); }
+  EXPECT_THAT(BenchLock::Acquire(path, "b", BenchLock::kFail), IsOk());
 }
 
 TEST(BenchLock, AWaiterGetsItWhenTheHolderLetsGoAndSaysForWhom) {

@@ -22,6 +22,7 @@
 #include "bench/run_record.h"
 #include "lib/safe_file.h"
 #include "lib/spawn.h"
+#include "results_model/context_keys.h"
 
 namespace spawnlab {
 namespace {
@@ -156,8 +157,8 @@ absl::StatusOr<nlohmann::json> RunProcesses(
   context["run.involuntary_switches"] = absl::StrCat(involuntary);
   context["run.processes"] = absl::StrJoin(process_runs, "; ");
   if (a_process_failed) context["run.a_process_failed"] = "yes";
-  context["spawnlab.processes"] = absl::StrCat(processes);
-  context.erase("spawnlab.process");
+  context[keys::kProcesses] = absl::StrCat(processes);
+  context.erase(keys::kProcess);
   RecordNoise(doc, canary_row);
   return doc;
 }

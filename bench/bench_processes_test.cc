@@ -14,6 +14,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -34,7 +37,7 @@ TEST(WriteResultsFile, WritesTheDocumentWholeOrLeavesThePreviousFile) {
   const std::string dir = absl::StrCat(std::getenv("TEST_TMPDIR"), "/write");
   std::filesystem::create_directories(dir);
   const std::string path = dir + "/r.json";
-  ASSERT_TRUE(WriteResultsFile(path, {{"context", {{"a", "b"}}}}).ok());
+  ASSERT_THAT(WriteResultsFile(path, {{"context", {{"a", "b"}}}}), IsOk());
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();

@@ -31,6 +31,10 @@
 #include "lib/spawn.h"
 #include "bench/testing/bench_output.h"
 #include "nlohmann/json.hpp"
+#include "results_model/context_keys.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -86,10 +90,10 @@ void WritePrevious(const std::string& path) {
 TEST(Bench, WritesValidJsonWithMeasuredAndSkippedRows) {
   absl::StatusOr<nlohmann::json> json =
       testing::RunBench(Fixture(), {"--quick"}, absl::Seconds(60));
-  ASSERT_TRUE(json.ok()) << json.status();
-  EXPECT_TRUE(testing::ValidateBenchJson(*json).ok()) << testing::ValidateBenchJson(*json);
-  EXPECT_EQ((*json)["context"]["spawnlab.experiment"], "fixture");
-  EXPECT_EQ((*json)["context"]["spawnlab.quick"], "true");
+  ASSERT_THAT(json, IsOk()) << json.status();
+  EXPECT_THAT(testing::ValidateBenchJson(*json), IsOk()) << testing::ValidateBenchJson(*json);
+  EXPECT_EQ((*json)["context"][keys::kExperiment], "fixture");
+  EXPECT_EQ((*json)["context"][keys::kQuick], "true");
   int iterations = 0, skipped = 0;
   std::set<std::string> aggregates;
   for (const nlohmann::json& row : (*json)["benchmarks"]) {
@@ -120,17 +124,17 @@ TEST(Bench, RecordsTheRunsConditionsAsStrictJson) {
   for (const char* key :
        {"run.start", "run.end", "run.seconds", "run.loadavg_before", "run.loadavg_after",
         "run.steal_pct", "run.iowait_pct", "run.other_cpu_cores", "run.busiest_others",
-        "run.involuntary_switches", "run.noisy", "run.lock", "host.id", "spawnlab.run_kind"}) {
+        "run.involuntary_switches", "run.noisy", "run.lock", "host.id", keys::kRunKind}) {
     EXPECT_TRUE(c.contains(key)) << key;
   }
   EXPECT_FALSE(c.contains("host_name"));  // the machine's name stays private
   EXPECT_LE(c["run.start"].get<std::string>(), c["run.end"].get<std::string>());
   EXPECT_EQ(c["run.lock"], "acquired at once");
-  EXPECT_EQ(c["spawnlab.run_kind"], "quick");
+  EXPECT_EQ(c[keys::kRunKind], "quick");
   // The canary's drift needs 4 rounds or more; a quick run has 2, and says so.
-  EXPECT_EQ(c["spawnlab.canary.row"], "fixture/op:clock");
-  EXPECT_EQ(c["spawnlab.canary.drift_pct"], "unknown: fewer than 4 rounds");
-  EXPECT_EQ(c["spawnlab.canary.spread_pct"], "unknown: fewer than 4 rounds");
+  EXPECT_EQ(c[keys::kCanaryRow], "fixture/op:clock");
+  EXPECT_EQ(c[keys::kCanaryDriftPct], "unknown: fewer than 4 rounds");
+  EXPECT_EQ(c[keys::kCanarySpreadPct], "unknown: fewer than 4 rounds");
 }
 
 // The drift canary: a number over enough rounds (4 here).
@@ -143,13 +147,13 @@ TEST(Bench, TheCanarySaysHowFarItDriftedOrWhyItCannot) {
   ASSERT_FALSE(doc.is_discarded());
   double drift = -1;
   EXPECT_TRUE(
-      absl::SimpleAtod(doc["context"]["spawnlab.canary.drift_pct"].get<std::string>(), &drift))
-      << doc["context"]["spawnlab.canary.drift_pct"];
+      absl::SimpleAtod(doc["context"][keys::kCanaryDriftPct].get<std::string>(), &drift))
+      << doc["context"][keys::kCanaryDriftPct];
   EXPECT_GE(drift, 0);
   double spread = -1;
   EXPECT_TRUE(
-      absl::SimpleAtod(doc["context"]["spawnlab.canary.spread_pct"].get<std::string>(), &spread))
-      << doc["context"]["spawnlab.canary.spread_pct"];
+      absl::SimpleAtod(doc["context"][keys::kCanarySpreadPct].get<std::string>(), &spread))
+      << doc["context"][keys::kCanarySpreadPct];
   EXPECT_GE(spread, 0);
 }
 
@@ -176,7 +180,7 @@ TEST(Bench, QuickAndFilteredRunsLeaveAFullRunUntouched) {
   EXPECT_TRUE(std::filesystem::exists(DefaultResultsPath(workspace, "fixture", ".quick")));
   // --quick and a filter: the quick file.
   absl::StatusOr<Child> c = StartFixture({"--benchmark_filter=op:clock"}, {ws});
-  ASSERT_TRUE(c.ok());
+  ASSERT_THAT(c, IsOk());
   absl::StatusOr<ExitStatus> s = c->WaitFor(absl::Seconds(120));
   ASSERT_TRUE(s.ok() && s->success());
   EXPECT_EQ(ReadAll(full), "{\"previous\": true}\n");
@@ -205,13 +209,13 @@ TEST(Bench, AnInterruptedRunLeavesThePreviousFileAndNoTemporary) {
   const std::string out = absl::StrCat(dir, "/fixture.json");
   WritePrevious(out);
   absl::StatusOr<Child> c = StartFixture({"--quick", "--hang", absl::StrCat("--out=", out)}, {});
-  ASSERT_TRUE(c.ok());
+  ASSERT_THAT(c, IsOk());
   // It runs until signalled: waiting a while only lets it reach the hanging row.
   absl::StatusOr<ExitStatus> early = c->WaitFor(absl::Seconds(2));
   ASSERT_FALSE(early.ok()) << "the hanging fixture ended by itself";
   ASSERT_EQ(kill(c->pid(), SIGINT), 0);
   absl::StatusOr<ExitStatus> s = c->WaitFor(absl::Seconds(30));
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_THAT(s, IsOk()) << s.status();
   EXPECT_FALSE(s->success());
   EXPECT_EQ(ReadAll(out), "{\"previous\": true}\n");
   int files = 0;
@@ -226,16 +230,16 @@ TEST(Bench, ASecondBenchWaitsForTheLockOrRefusesByFlag) {
   const std::string out = absl::StrCat("--out=", TmpDir(), "/locked.json");
   absl::StatusOr<BenchLock> held =
       BenchLock::Acquire(absl::StrCat(TmpDir(), "/bench.lock"), "bench_test", BenchLock::kFail);
-  ASSERT_TRUE(held.ok()) << held.status();
+  ASSERT_THAT(held, IsOk()) << held.status();
   EXPECT_EQ(RunFixture({out, "--lock=fail"}), 3);
   // --lock=wait (the default): still waiting while the lock is held...
   absl::StatusOr<Child> waiting = StartFixture({"--quick", out}, {});
-  ASSERT_TRUE(waiting.ok());
+  ASSERT_THAT(waiting, IsOk());
   EXPECT_FALSE(waiting->WaitFor(absl::Seconds(2)).ok()) << "it did not wait for the lock";
   // ...and runs once it is let go, saying it waited.
   held = absl::CancelledError("released");
   absl::StatusOr<ExitStatus> s = waiting->WaitFor(absl::Seconds(60));
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_THAT(s, IsOk()) << s.status();
   EXPECT_TRUE(s->success());
   nlohmann::json doc = nlohmann::json::parse(ReadAll(absl::StrCat(TmpDir(), "/locked.json")));
   EXPECT_TRUE(absl::StartsWith(doc["context"]["run.lock"].get<std::string>(), "waited"))
@@ -246,7 +250,7 @@ TEST(Bench, ASecondBenchWaitsForTheLockOrRefusesByFlag) {
 TEST(Bench, LockNoneAndASuiteHandingItsLockDownDoNotBlock) {
   absl::StatusOr<BenchLock> held =
       BenchLock::Acquire(absl::StrCat(TmpDir(), "/bench.lock"), "bench_test", BenchLock::kFail);
-  ASSERT_TRUE(held.ok()) << held.status();
+  ASSERT_THAT(held, IsOk()) << held.status();
   const std::string out = absl::StrCat(TmpDir(), "/unlocked.json");
   EXPECT_EQ(RunFixture({absl::StrCat("--out=", out), "--lock=none"}), 0);
   // The holder hands its descriptor down, as the suite does.
@@ -257,7 +261,7 @@ TEST(Bench, LockNoneAndASuiteHandingItsLockDownDoNotBlock) {
       SpawnMethod::kPosixSpawn,
       ExecSpec(Fixture(), argv, FixtureEnv({absl::StrCat(kInheritedLockEnv, "=", held->fd())})),
       options);
-  ASSERT_TRUE(child.ok()) << child.status();
+  ASSERT_THAT(child, IsOk()) << child.status();
   absl::StatusOr<ExitStatus> s = child->WaitFor(absl::Seconds(60));
   ASSERT_TRUE(s.ok() && s->success()) << (s.ok() ? s->ToString() : s.status().ToString());
   nlohmann::json doc = nlohmann::json::parse(ReadAll(out));
@@ -379,7 +383,7 @@ TEST(Bench, ARunOfSeveralProcessesMergesThemAndNamesEachRepetitionsProcess) {
       {"--processes=3", "--benchmark_repetitions=7", "--benchmark_min_time=0.001",
        absl::StrCat("--out=", out)},
       {});
-  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_THAT(c, IsOk()) << c.status();
   absl::StatusOr<ExitStatus> s = c->WaitFor(absl::Seconds(120));
   ASSERT_TRUE(s.ok() && s->success()) << (s.ok() ? s->ToString() : s.status().ToString());
   nlohmann::json doc = nlohmann::json::parse(ReadAll(out));
@@ -392,11 +396,11 @@ TEST(Bench, ARunOfSeveralProcessesMergesThemAndNamesEachRepetitionsProcess) {
   }
   EXPECT_EQ(processes, (std::vector<int>{1, 1, 1, 2, 2, 2, 3, 3, 3}));
   const nlohmann::json& context = doc["context"];
-  EXPECT_EQ(context["spawnlab.processes"], "3");
-  EXPECT_EQ(context["spawnlab.repetitions_per_process"], "3");
+  EXPECT_EQ(context[keys::kProcesses], "3");
+  EXPECT_EQ(context[keys::kRepetitionsPerProcess], "3");
   EXPECT_TRUE(absl::StartsWith(context["run.processes"].get<std::string>(), "1: ")) << context;
-  EXPECT_FALSE(context.contains("spawnlab.process"));
-  EXPECT_EQ(context["spawnlab.canary.series"].get<std::string>().find(' ') != std::string::npos,
+  EXPECT_FALSE(context.contains(keys::kProcess));
+  EXPECT_EQ(context[keys::kCanarySeries].get<std::string>().find(' ') != std::string::npos,
             true);
   // The skipped row is still told apart, once.
   EXPECT_EQ(CountRows(doc).skipped, 1);
@@ -412,7 +416,7 @@ TEST(Bench, ARunOfSeveralProcessesWithAFilterThatMatchesNothingWritesNothing) {
   WritePrevious(out);
   absl::StatusOr<Child> c = StartFixture(
       {"--processes=3", "--benchmark_filter=nomatch", absl::StrCat("--out=", out)}, {});
-  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_THAT(c, IsOk()) << c.status();
   absl::StatusOr<ExitStatus> s = c->WaitFor(absl::Seconds(60));
   ASSERT_TRUE(s.ok() && s->exited());
   EXPECT_EQ(s->exit_code(), 2);
@@ -435,7 +439,7 @@ TEST(Bench, NoProcessOfARunOutlivesItsParent) {
     std::filesystem::create_directories(tmp);
     absl::StatusOr<Child> c = StartFixture({"--processes=2", "--hang", absl::StrCat("--out=", out)},
                                            {absl::StrCat("TMPDIR=", tmp)});
-    ASSERT_TRUE(c.ok()) << c.status();
+    ASSERT_THAT(c, IsOk()) << c.status();
     // Process 1 of 2 is started (it hangs in its last row until signalled).
     const std::string needle = absl::StrCat(tmp, "/spawnlab-processes-");
     bool started = false;
@@ -446,7 +450,7 @@ TEST(Bench, NoProcessOfARunOutlivesItsParent) {
     ASSERT_TRUE(started) << "process 1 never started";
     ASSERT_EQ(kill(c->pid(), sig), 0);
     absl::StatusOr<ExitStatus> s = c->WaitFor(absl::Seconds(30));
-    ASSERT_TRUE(s.ok()) << s.status();
+    ASSERT_THAT(s, IsOk()) << s.status();
     EXPECT_FALSE(s->success());
     EXPECT_TRUE(NoneLeft(needle)) << "signal " << sig;
     EXPECT_EQ(ReadAll(out), "{\"previous\": true}\n");
@@ -512,7 +516,7 @@ TEST(Bench, HelpListsSpawnlabsFlagsNotOnlyGoogleBenchmarks) {
                                         .Stderr(Stdio::Pipe())
                                         .Timeout(absl::Seconds(60))
                                         .Run();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   const std::string all = r->out + r->err;
   for (const char* flag : {"--quick", "--out", "--cpu", "--lock", "--fail", "--benchmark_filter"}) {
     EXPECT_TRUE(absl::StrContains(all, flag)) << flag << " missing from --help:\n" << all;

@@ -10,6 +10,9 @@
 
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -31,7 +34,7 @@ TEST(Alternate, RunsEachPartOncePerCycleInShuffledOrders) {
   std::vector<int> ran;
   absl::StatusOr<std::vector<PartTime>> t =
       Alternate(Recording(ran, {1000, 1000, 1000}), /*min_seconds=*/0, /*min_cycles=*/20);
-  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_THAT(t, IsOk()) << t.status();
   ASSERT_EQ(ran.size(), 3u * 21);  // the warm-up and 20
   std::set<std::vector<int>> orders;
   for (size_t c = 0; c < ran.size(); c += 3) {
@@ -41,7 +44,7 @@ TEST(Alternate, RunsEachPartOncePerCycleInShuffledOrders) {
   }
   EXPECT_GT(orders.size(), 1u) << "every cycle ran the parts in the same order";
   std::vector<int> again;
-  ASSERT_TRUE(Alternate(Recording(again, {1000, 1000, 1000}), 0, 20).ok());
+  ASSERT_THAT(Alternate(Recording(again, {1000, 1000, 1000}), 0, 20), IsOk());
   EXPECT_EQ(again, ran) << "the order should be the same on every run";
 }
 
@@ -50,7 +53,7 @@ TEST(Alternate, LeavesTheWarmUpOutAndRunsUntilEveryPartHadItsTime) {
   // 1 ms and 4 ms per run; each part must get 10 ms.
   absl::StatusOr<std::vector<PartTime>> t =
       Alternate(Recording(ran, {1'000'000, 4'000'000}), /*min_seconds=*/0.010);
-  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_THAT(t, IsOk()) << t.status();
   ASSERT_EQ(t->size(), 2u);
   EXPECT_EQ((*t)[0].runs, 10);  // the cheaper part sets the count: 10 x 1 ms
   EXPECT_EQ((*t)[1].runs, 10);
@@ -92,7 +95,7 @@ TEST(MeasuredTogether, MeasuresOnceForAllItsParts) {
     return std::vector<PartTime>{{0.5, 3}, {0.25, 3}};
   });
   EXPECT_EQ(measured, 0) << "nothing is measured before a row asks";
-  ASSERT_TRUE(m.Get(1).ok());
+  ASSERT_THAT(m.Get(1), IsOk());
   EXPECT_DOUBLE_EQ(m.Get(1)->seconds_each, 0.25);
   EXPECT_DOUBLE_EQ(m.Get(0)->seconds_each, 0.5);
   EXPECT_EQ(measured, 1);

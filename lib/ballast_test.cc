@@ -11,6 +11,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -32,7 +35,7 @@ TEST(Ballast, TouchedBallastIsResidentAndUnmappedWhenDestroyed) {
   size_t bytes;
   {
     absl::StatusOr<Ballast> b = Ballast::Create(64 * kMiB, /*touch=*/true);
-    ASSERT_TRUE(b.ok()) << b.status();
+    ASSERT_THAT(b, IsOk()) << b.status();
     EXPECT_EQ(b->bytes(), 64 * kMiB);
     EXPECT_TRUE(b->touched());
     data = b->data();
@@ -45,14 +48,14 @@ TEST(Ballast, TouchedBallastIsResidentAndUnmappedWhenDestroyed) {
 
 TEST(Ballast, UntouchedBallastIsMappedButNotResident) {
   absl::StatusOr<Ballast> b = Ballast::Create(256 * kMiB, /*touch=*/false);
-  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_THAT(b, IsOk()) << b.status();
   EXPECT_FALSE(b->touched());
   EXPECT_EQ(ResidentPages(b->data(), b->bytes()), 0);
 }
 
 TEST(Ballast, RoundsUpToPagesAndMoves) {
   absl::StatusOr<Ballast> b = Ballast::Create(1, /*touch=*/true);
-  ASSERT_TRUE(b.ok());
+  ASSERT_THAT(b, IsOk());
   EXPECT_EQ(b->bytes(), static_cast<size_t>(sysconf(_SC_PAGESIZE)));
   Ballast moved = std::move(*b);
   EXPECT_EQ(b->bytes(), 0u);
@@ -70,10 +73,10 @@ TEST(Ballast, ImpossibleSizeIsResourceExhausted) {
 // all consecutive frames; elsewhere the share is refused with the reason.
 TEST(Ballast, TouchedBallastLiesInConsecutiveFrames) {
   absl::StatusOr<Ballast> b = Ballast::Create(64 * kMiB, /*touch=*/true);
-  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_THAT(b, IsOk()) << b.status();
   absl::StatusOr<double> share = b->AdjacentShare();
   if (absl::IsPermissionDenied(share.status())) GTEST_SKIP() << share.status();
-  ASSERT_TRUE(share.ok()) << share.status();
+  ASSERT_THAT(share, IsOk()) << share.status();
   EXPECT_GT(b->soaked_bytes(), 0u) << "the machine has no free blocks under 2 MiB?";
   EXPECT_GT(*share, 0.9);
   EXPECT_LE(*share, 1.0);
@@ -81,7 +84,7 @@ TEST(Ballast, TouchedBallastLiesInConsecutiveFrames) {
 
 TEST(Ballast, UntouchedBallastHasNoFramesToPlace) {
   absl::StatusOr<Ballast> b = Ballast::Create(4 * kMiB, /*touch=*/false);
-  ASSERT_TRUE(b.ok());
+  ASSERT_THAT(b, IsOk());
   EXPECT_EQ(b->soaked_bytes(), 0u);
   EXPECT_EQ(b->AdjacentShare().status().code(), absl::StatusCode::kFailedPrecondition);
 }
@@ -102,7 +105,7 @@ TEST(FreeBytesInBlocksBelow, SumsTheSmallBlocksOfEveryZone) {
       "92   1363 \n";
   // Orders 0-2: DMA32 2 + 3*2 = 8 pages, Normal 1574 + 1899*2 + 1142*4 = 9940.
   absl::StatusOr<size_t> small = FreeBytesInBlocksBelow(kBuddyinfo, 3, 4096);
-  ASSERT_TRUE(small.ok()) << small.status();
+  ASSERT_THAT(small, IsOk()) << small.status();
   EXPECT_EQ(*small, size_t{9948} * 4096);
   EXPECT_EQ(*FreeBytesInBlocksBelow(kBuddyinfo, 0, 4096), 0u);
   EXPECT_EQ(*FreeBytesInBlocksBelow("", 9, 4096), 0u);
@@ -136,7 +139,7 @@ TEST(FreeBytesInPerCpuLists, SumsTheCountOfEveryCpuOfEveryZone) {
       "              count:    5321\n"
       "              high:     7800\n";
   absl::StatusOr<size_t> listed = FreeBytesInPerCpuLists(kZoneinfo, 4096);
-  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_THAT(listed, IsOk()) << listed.status();
   EXPECT_EQ(*listed, size_t{7611 + 5321} * 4096);
   EXPECT_EQ(*FreeBytesInPerCpuLists("", 4096), 0u);
 }

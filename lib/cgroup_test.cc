@@ -22,6 +22,9 @@
 #include "lib/probes.h"
 #include "lib/spawn.h"
 #include "lib/testing/hygiene.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -39,7 +42,7 @@ bool Exists(const std::string& path) {
   if (!var.ok() && absl::IsFailedPrecondition(var.status())) {                \
     GTEST_SKIP() << "no writable cgroup v2 hierarchy here: " << var.status(); \
   }                                                                           \
-  ASSERT_TRUE(var.ok()) << var.status()
+  ASSERT_THAT(var, IsOk()) << var.status()
 
 TEST(ScopedCgroup, IsMadeEmptyAndRemovedWithItsWatcher) {
   testing::Hygiene hygiene;
@@ -53,7 +56,7 @@ TEST(ScopedCgroup, IsMadeEmptyAndRemovedWithItsWatcher) {
     EXPECT_GT(cg->watcher(), 0);
   }
   EXPECT_FALSE(Exists(path)) << path << " outlived its ScopedCgroup";
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
 }
 
 TEST(ScopedCgroup, IsRemovedWhenItsOwnerIsKilled) {
@@ -142,17 +145,17 @@ TEST_P(PlacementTest, TheChildRunsInTheCgroup) {
       EXPECT_TRUE(absl::IsInvalidArgument(error)) << error;
       EXPECT_THAT(error.message(), HasSubstr("cgroup"));
     } else {
-      ASSERT_TRUE(error.ok()) << error;
+      ASSERT_THAT(error, IsOk()) << error;
       EXPECT_TRUE(absl::EndsWith(cg->path(), where) && !where.empty())
           << "the child ran in '" << where << "', not in " << cg->path();
     }
     // Without the option the child stays where the parent is.
     absl::Status plain_error;
     const std::string plain = ChildsCgroup(method, -1, &plain_error);
-    ASSERT_TRUE(plain_error.ok()) << plain_error;
+    ASSERT_THAT(plain_error, IsOk()) << plain_error;
     EXPECT_FALSE(absl::EndsWith(cg->path(), plain)) << plain;
   }
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
 }
 
 // A descriptor that is no cgroup: an error that says where it failed, and
@@ -173,7 +176,7 @@ TEST_P(PlacementTest, ADirectoryThatIsNoCgroupIsAnError) {
     EXPECT_FALSE(error.ok());
     EXPECT_THAT(error.message(), HasSubstr("cgroup"));
   }
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
 }
 
 INSTANTIATE_TEST_SUITE_P(All, PlacementTest, ::testing::ValuesIn(AllSpawnMethods()),

@@ -21,6 +21,9 @@
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
 #include "lib/testing/hygiene.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -40,13 +43,13 @@ std::string ReadAll(const std::string& path) {
 
 class CommandTest : public ::testing::Test {
  protected:
-  void TearDown() override { EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check(); }
+  void TearDown() override { EXPECT_THAT(hygiene_.Check(), IsOk()) << hygiene_.Check(); }
   testing::Hygiene hygiene_;
 };
 
 TEST_F(CommandTest, RunsAndReturnsTheExitStatus) {
   absl::StatusOr<CommandResult> r = Command("/bin/sh").Args({"-c", "exit 3"}).Run();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_TRUE(r->status.exited());
   EXPECT_EQ(r->status.exit_code(), 3);
   EXPECT_FALSE(r->status.success());
@@ -54,7 +57,7 @@ TEST_F(CommandTest, RunsAndReturnsTheExitStatus) {
 
 TEST_F(CommandTest, FindsProgramsInPath) {
   absl::StatusOr<CommandResult> r = Command("true").Run();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_TRUE(r->status.success());
 }
 
@@ -64,7 +67,7 @@ TEST_F(CommandTest, CapturesStdoutAndStderrThroughPipes) {
                                         .Stdout(Stdio::Pipe())
                                         .Stderr(Stdio::Pipe())
                                         .Run();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_EQ(r->out, "out\n");
   EXPECT_EQ(r->err, "err\n");
 }
@@ -73,7 +76,7 @@ TEST_F(CommandTest, CapturesMoreThanAPipeHolds) {
   // 1 MiB: the child blocks unless the parent reads while it waits.
   absl::StatusOr<CommandResult> r =
       Command("/bin/sh").Args({"-c", "head -c 1048576 /dev/zero"}).Stdout(Stdio::Pipe()).Run();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_EQ(r->out.size(), 1048576u);
 }
 
@@ -81,16 +84,16 @@ TEST_F(CommandTest, FeedsInputToStdin) {
   std::string big(200000, 'x');
   absl::StatusOr<CommandResult> r =
       Command("/bin/sh").Args({"-c", "wc -c"}).Input(big).Stdout(Stdio::Pipe()).Run();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_EQ(std::stoi(r->out), 200000);
 }
 
 TEST_F(CommandTest, NullAndFiles) {
   const std::string in = Tmp("in.txt"), out = Tmp("out.txt");
   std::ofstream(in) << "from a file\n";
-  ASSERT_TRUE(Command("/bin/cat").Stdin(Stdio::File(in)).Stdout(Stdio::File(out)).Run().ok());
+  ASSERT_THAT(Command("/bin/cat").Stdin(Stdio::File(in)).Stdout(Stdio::File(out)).Run(), IsOk());
   EXPECT_EQ(ReadAll(out), "from a file\n");
-  ASSERT_TRUE(Command("/bin/echo").Arg("again").Stdout(Stdio::AppendFile(out)).Run().ok());
+  ASSERT_THAT(Command("/bin/echo").Arg("again").Stdout(Stdio::AppendFile(out)).Run(), IsOk());
   EXPECT_EQ(ReadAll(out), "from a file\nagain\n");
   absl::StatusOr<CommandResult> r = Command("/bin/sh")
                                         .Args({"-c", "cat; echo done"})
@@ -98,7 +101,7 @@ TEST_F(CommandTest, NullAndFiles) {
                                         .Stdout(Stdio::Pipe())
                                         .Stderr(Stdio::Null())
                                         .Run();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_EQ(r->out, "done\n");
   EXPECT_EQ(Command("/bin/true").Stdin(Stdio::AppendFile(in)).Run().status().code(),
             absl::StatusCode::kInvalidArgument);
@@ -116,17 +119,17 @@ TEST_F(CommandTest, EnvironmentIsInheritedAddedToAndReplaced) {
           .UnsetEnv("SPAWNLAB_GONE")
           .Stdout(Stdio::Pipe())
           .Run();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_EQ(r->out, "yes added unset\n");
   r = Command("/usr/bin/env").ClearEnv().Env("ONLY", "this").Stdout(Stdio::Pipe()).Run();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_EQ(r->out, "ONLY=this\n");
   unsetenv("SPAWNLAB_INHERITED");
 }
 
 TEST_F(CommandTest, WorkingDirectory) {
   absl::StatusOr<CommandResult> r = Command("/bin/pwd").Dir("/tmp").Stdout(Stdio::Pipe()).Run();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_EQ(r->out, "/tmp\n");
   absl::StatusOr<CommandResult> missing = Command("/bin/pwd").Dir(Tmp("no-dir")).Run();
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound) << missing.status();
@@ -154,7 +157,7 @@ TEST_F(CommandTest, AGrandchildHoldingTheOutputDoesNotKeepWaitWaiting) {
   const absl::Time start = absl::Now();
   absl::StatusOr<CommandResult> r =
       Command("/bin/sh").Args({"-c", "sleep 1 & echo hi"}).Stdout(Stdio::Pipe()).Run();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_EQ(r->out, "hi\n");
   EXPECT_LT(absl::Now() - start, absl::Milliseconds(900));
 }
@@ -163,7 +166,7 @@ TEST_F(CommandTest, AGrandchildHoldingTheOutputDoesNotKeepWaitWaiting) {
 // the caller (it would end this test binary with status 141).
 TEST_F(CommandTest, InputTheChildDoesNotReadIsDroppedWithoutSigpipe) {
   absl::StatusOr<CommandResult> r = Command("/bin/true").Input(std::string(1 << 20, 'x')).Run();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_TRUE(r->status.success());
   sigset_t pending;
   sigpending(&pending);
@@ -210,7 +213,7 @@ TEST_F(CommandTest, AnInfiniteTimeoutWaitsWithoutSpinning) {
     const int64_t cpu_before = OwnCpuMs();
     absl::StatusOr<CommandResult> r = c.Run();
     const int64_t cpu_used = OwnCpuMs() - cpu_before;
-    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_THAT(r, IsOk()) << r.status();
     EXPECT_TRUE(r->status.success());
     EXPECT_LT(cpu_used, 150) << "piped=" << piped;
   }
@@ -263,8 +266,8 @@ TEST_F(CommandTest, CloseOtherDescriptorsKeepsOnlyStdio) {
   absl::StatusOr<CommandResult> closed_in_child =
       Command("/bin/sh").Args({"-c", probe}).CloseOtherDescriptors().Run();
   close(inheritable);
-  ASSERT_TRUE(open_in_child.ok()) << open_in_child.status();
-  ASSERT_TRUE(closed_in_child.ok()) << closed_in_child.status();
+  ASSERT_THAT(open_in_child, IsOk()) << open_in_child.status();
+  ASSERT_THAT(closed_in_child, IsOk()) << closed_in_child.status();
   EXPECT_TRUE(open_in_child->status.success()) << "the descriptor never reached the child";
   EXPECT_FALSE(closed_in_child->status.success()) << "the descriptor was not closed";
 }
@@ -278,7 +281,7 @@ TEST_F(CommandTest, TheChildStartsWithDefaultSignals) {
   absl::StatusOr<CommandResult> r =
       Command("/bin/grep").Args({"-E", "^SigIgn", "/proc/self/status"}).Stdout(Stdio::Pipe()).Run();
   sigaction(SIGPIPE, &old, nullptr);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   uint64_t ignored = 0;
   ASSERT_TRUE(absl::SimpleHexAtoi(
       absl::StripAsciiWhitespace(absl::StripPrefix(r->out, "SigIgn:\t")), &ignored))
@@ -306,24 +309,24 @@ TEST_F(CommandTest, NonExecutableIsPermissionDenied) {
 
 TEST_F(CommandTest, StartThenWaitAndDestroyingARunningProcess) {
   absl::StatusOr<Process> p = Command("/bin/sh").Args({"-c", "exit 5"}).Start();
-  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_THAT(p, IsOk()) << p.status();
   EXPECT_GT(p->pid(), 0);
   absl::StatusOr<CommandResult> r = p->Wait();
-  ASSERT_TRUE(r.ok());
+  ASSERT_THAT(r, IsOk());
   EXPECT_EQ(r->status.exit_code(), 5);
   {
     absl::StatusOr<Process> running =
         Command("/bin/sleep").Arg("600").Stdout(Stdio::Pipe()).Start();
-    ASSERT_TRUE(running.ok());
+    ASSERT_THAT(running, IsOk());
     EXPECT_GE(running->stdout_fd(), 0);
   }  // killed, reaped, pipe closed: TearDown checks
 }
 
 TEST_F(CommandTest, RunsTheMinimalChild) {
   absl::StatusOr<std::string> child = Runfile("lib/children/minimal_child");
-  ASSERT_TRUE(child.ok());
+  ASSERT_THAT(child, IsOk());
   absl::StatusOr<CommandResult> r = Command(*child).Args({"-", "9"}).Run();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_EQ(r->status.exit_code(), 9);
 }
 

@@ -13,6 +13,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -21,7 +24,7 @@ TEST(PageCacheFile, EvictsWhatWasCached) {
   const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/cached");
   std::ofstream(path) << std::string(1 << 20, 'x');
   absl::StatusOr<PageCacheFile> f = PageCacheFile::Open(path);
-  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_THAT(f, IsOk()) << f.status();
   EXPECT_EQ(f->size(), 1 << 20);
   absl::Status evicted = f->Evict();
   // Only "pages left" (a filesystem such as tmpfs that has no backing store
@@ -29,7 +32,7 @@ TEST(PageCacheFile, EvictsWhatWasCached) {
   if (absl::IsFailedPrecondition(evicted)) {
     GTEST_SKIP() << "this filesystem keeps its pages: " << evicted;
   }
-  ASSERT_TRUE(evicted.ok()) << evicted;
+  ASSERT_THAT(evicted, IsOk()) << evicted;
   EXPECT_EQ(*f->ResidentPages(), 0);
   std::ifstream in(path);
   std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -42,7 +45,7 @@ TEST(PageCacheFile, PagesThatCannotBeDroppedAreAnErrorToSkipOn) {
   const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/pinned");
   std::ofstream(path) << std::string(1 << 20, 'y');
   absl::StatusOr<PageCacheFile> f = PageCacheFile::Open(path);
-  ASSERT_TRUE(f.ok());
+  ASSERT_THAT(f, IsOk());
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   void* map = mmap(nullptr, 1 << 20, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
   ASSERT_NE(map, MAP_FAILED);

@@ -5,6 +5,9 @@
 #include <sched.h>
 
 #include "gtest/gtest.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -22,7 +25,7 @@ TEST_F(PinTest, MinusOnePinsToTheLastAllowedCpu) {
     if (CPU_ISSET(c, &saved_)) last = c;
   }
   absl::StatusOr<int> cpu = PinToCpu(-1);
-  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  ASSERT_THAT(cpu, IsOk()) << cpu.status();
   EXPECT_EQ(*cpu, last);
   EXPECT_EQ(PinnedCpu(), last);
   EXPECT_EQ(sched_getcpu(), last);

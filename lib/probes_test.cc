@@ -17,6 +17,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/testing/hygiene.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -38,7 +41,7 @@ TEST(Probes, EveryProbeAnswersWithAReasonWhenItFails) {
       EXPECT_FALSE(p.status.message().empty());
     }
   }
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
 }
 
 // Each probe against an attempt of its own, made here by raw syscall: a
@@ -71,7 +74,7 @@ TEST(Probes, WaitidPidfdMatchesTheKernelRelease) {
   if (KernelVersion() < std::make_pair(5, 4)) {
     EXPECT_FALSE(ProbeWaitidPidfd().ok());
   } else {
-    EXPECT_TRUE(ProbeWaitidPidfd().ok()) << ProbeWaitidPidfd();
+    EXPECT_THAT(ProbeWaitidPidfd(), IsOk()) << ProbeWaitidPidfd();
   }
 }
 
@@ -80,7 +83,7 @@ TEST(Probes, CloseRangeCloexecNeedsCloseRange) {
     EXPECT_FALSE(ProbeCloseRangeCloexec().ok());
   }
   if (!ProbeCloseRangeCloexec().ok()) GTEST_SKIP() << ProbeCloseRangeCloexec();
-  EXPECT_TRUE(ProbeCloseRange().ok()) << ProbeCloseRange();
+  EXPECT_THAT(ProbeCloseRange(), IsOk()) << ProbeCloseRange();
 }
 
 TEST(Probes, CloseRangeLeavesNoDescriptorBehind) {
@@ -108,13 +111,13 @@ TEST(Probes, PidfdNeedsClone3) {
     EXPECT_FALSE(ProbeClonePidfd().ok());
   }
   if (!ProbeClonePidfd().ok()) GTEST_SKIP() << ProbeClonePidfd();
-  EXPECT_TRUE(ProbeClone3().ok());
+  EXPECT_THAT(ProbeClone3(), IsOk());
 }
 
 TEST(Probes, MemfdAndExecveatOnAnyModernKernel) {
   if (KernelVersion() < std::make_pair(3, 19)) GTEST_SKIP() << "kernel older than 3.19";
-  EXPECT_TRUE(ProbeMemfdCreate().ok()) << ProbeMemfdCreate();
-  EXPECT_TRUE(ProbeExecveat().ok()) << ProbeExecveat();
+  EXPECT_THAT(ProbeMemfdCreate(), IsOk()) << ProbeMemfdCreate();
+  EXPECT_THAT(ProbeExecveat(), IsOk()) << ProbeExecveat();
 }
 
 TEST(Probes, IoUringOpcodes) {
@@ -123,7 +126,7 @@ TEST(Probes, IoUringOpcodes) {
     EXPECT_EQ(ProbeIoUringOpcode(0), s);
     GTEST_SKIP() << s;
   }
-  EXPECT_TRUE(ProbeIoUringOpcode(0).ok()) << "IORING_OP_NOP";
+  EXPECT_THAT(ProbeIoUringOpcode(0), IsOk()) << "IORING_OP_NOP";
   absl::Status bogus = ProbeIoUringOpcode(250);
   EXPECT_EQ(bogus.code(), absl::StatusCode::kUnimplemented);
   EXPECT_EQ(ProbeIoUringOpcode(-1).code(), absl::StatusCode::kUnimplemented);

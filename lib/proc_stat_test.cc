@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include "gtest/gtest.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -15,7 +18,7 @@ TEST(ProcStat, ParsesALineWhoseNameHasSpacesAndParentheses) {
   absl::StatusOr<ProcStat> s = ParseProcStat(
       "4242 (a (b) c) S 17 4242 4242 0 -1 4194560 100 0 0 0 7 5 0 0 20 0 1 0 123 4096 33 "
       "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n");
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_THAT(s, IsOk()) << s.status();
   EXPECT_EQ(s->comm, "a (b) c");
   EXPECT_EQ(s->state, 'S');
   EXPECT_EQ(s->ppid, 17);
@@ -26,7 +29,7 @@ TEST(ProcStat, ParsesALineWhoseNameHasSpacesAndParentheses) {
 
 TEST(ProcStat, ThisProcessReadsAsItself) {
   absl::StatusOr<ProcStat> s = ReadProcStat(getpid());
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_THAT(s, IsOk()) << s.status();
   EXPECT_EQ(s->ppid, getppid());
   EXPECT_EQ(s->state, 'R');
   EXPECT_GT(s->rss_pages, 0);

@@ -11,13 +11,16 @@
 
 #include "gtest/gtest.h"
 #include "tools/cpp/runfiles/runfiles.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
 
 TEST(Runfiles, FindsADataDependency) {
   absl::StatusOr<std::string> path = Runfile("lib/children/minimal_child");
-  ASSERT_TRUE(path.ok()) << path.status();
+  ASSERT_THAT(path, IsOk()) << path.status();
   EXPECT_EQ(access(path->c_str(), X_OK), 0) << *path;
 }
 
@@ -28,7 +31,7 @@ TEST(Runfiles, MissingFileIsNotFound) {
 // What a child started from the runfiles sees: only the environment (its own
 // path, under bazel-bin, has no runfiles tree beside it).
 TEST(Runfiles, SharedWithChildrenThroughTheEnvironment) {
-  ASSERT_TRUE(Runfile("lib/children/minimal_child").ok());  // found while the variables are set
+  ASSERT_THAT(Runfile("lib/children/minimal_child"), IsOk());  // found while the variables are set
   unsetenv("RUNFILES_DIR");
   unsetenv("RUNFILES_MANIFEST_FILE");
   std::string error;
@@ -36,7 +39,7 @@ TEST(Runfiles, SharedWithChildrenThroughTheEnvironment) {
       bazel::tools::cpp::runfiles::Runfiles::Create("/nonexistent/child", &error));
   EXPECT_EQ(before, nullptr) << "a child with no variables found runfiles anyway";
 
-  ASSERT_TRUE(ShareRunfilesWithChildren().ok());
+  ASSERT_THAT(ShareRunfilesWithChildren(), IsOk());
   std::unique_ptr<bazel::tools::cpp::runfiles::Runfiles> child(
       bazel::tools::cpp::runfiles::Runfiles::Create("/nonexistent/child", &error));
   ASSERT_NE(child, nullptr) << error;

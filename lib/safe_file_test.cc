@@ -16,6 +16,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/testing/hygiene.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -34,7 +37,7 @@ class SafeFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::StatusOr<TempDir> d = TempDir::Make("safe_file_test", std::getenv("TEST_TMPDIR"));
-    ASSERT_TRUE(d.ok()) << d.status();
+    ASSERT_THAT(d, IsOk()) << d.status();
     dir_.emplace(*std::move(d));
   }
   std::string Path(const std::string& name) { return dir_->path() + "/" + name; }
@@ -51,13 +54,13 @@ class SafeFileTest : public ::testing::Test {
 TEST_F(SafeFileTest, ReplacesARegularFileWholeAndLeavesNoTemporary) {
   testing::Hygiene hygiene;
   std::ofstream(Path("r.json")) << "old";
-  ASSERT_TRUE(WriteFileAtomically(Path("r.json"), "new\n").ok());
+  ASSERT_THAT(WriteFileAtomically(Path("r.json"), "new\n"), IsOk());
   EXPECT_EQ(Read(Path("r.json")), "new\n");
   EXPECT_THAT(Listing(), ::testing::ElementsAre("r.json"));
   struct stat st;
   ASSERT_EQ(stat(Path("r.json").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0644u);
-  EXPECT_TRUE(hygiene.Check().ok());
+  EXPECT_THAT(hygiene.Check(), IsOk());
 }
 
 TEST_F(SafeFileTest, NeverWritesThroughASymbolicLink) {
@@ -75,13 +78,13 @@ TEST_F(SafeFileTest, NeverWritesThroughASymbolicLink) {
 
 TEST_F(SafeFileTest, ADeviceStaysADevice) {
   // /dev/null itself: written into, never renamed over.
-  ASSERT_TRUE(WriteFileAtomically("/dev/null", "{}\n").ok());
+  ASSERT_THAT(WriteFileAtomically("/dev/null", "{}\n"), IsOk());
   struct stat st;
   ASSERT_EQ(lstat("/dev/null", &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode));
   // A device node in a folder of ours, where the test may make one.
   if (mknod(Path("null").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
-    ASSERT_TRUE(WriteFileAtomically(Path("null"), "{}\n").ok());
+    ASSERT_THAT(WriteFileAtomically(Path("null"), "{}\n"), IsOk());
     ASSERT_EQ(lstat(Path("null").c_str(), &st), 0);
     EXPECT_TRUE(S_ISCHR(st.st_mode));
   }
@@ -91,7 +94,7 @@ TEST_F(SafeFileTest, AFifoIsWrittenIntoNotReplaced) {
   ASSERT_EQ(mkfifo(Path("fifo").c_str(), 0600), 0);
   const int reader = open(Path("fifo").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   ASSERT_GE(reader, 0);
-  ASSERT_TRUE(WriteFileAtomically(Path("fifo"), "through").ok());
+  ASSERT_THAT(WriteFileAtomically(Path("fifo"), "through"), IsOk());
   char buf[16] = {};
   EXPECT_EQ(read(reader, buf, sizeof(buf)), 7);
   EXPECT_STREQ(buf, "through");
@@ -115,13 +118,14 @@ TEST_F(SafeFileTest, CheckWriteTargetNamesWhatIsWrong) {
 TEST_F(SafeFileTest, TempFilesAndFoldersAreFreshPrivateAndGoAway) {
   absl::StatusOr<std::string> a = MakeTempFileBeside(Path("r.json"));
   absl::StatusOr<std::string> b = MakeTempFileBeside(Path("r.json"));
-  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_THAT(a, IsOk());
+  ASSERT_THAT(b, IsOk());
   EXPECT_NE(*a, *b);
   EXPECT_THAT(*a, HasSubstr("/.r.json.tmp-"));
   std::string kept;
   {
     absl::StatusOr<TempDir> t = TempDir::Make("x", dir_->path());
-    ASSERT_TRUE(t.ok());
+    ASSERT_THAT(t, IsOk());
     struct stat st;
     ASSERT_EQ(stat(t->path().c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 0777, 0700u);

@@ -29,6 +29,9 @@
 #include "lib/probes.h"
 #include "lib/runfiles.h"
 #include "lib/testing/hygiene.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -62,7 +65,7 @@ TEST_P(SpawnTest, EveryChildRunsReportsItsClockAndExitCode) {
        {"lib/children/static_child", "lib/children/dynamic_child", "lib/children/minimal_child"}) {
     SCOPED_TRACE(child);
     absl::StatusOr<std::string> path = Runfile(child);
-    ASSERT_TRUE(path.ok()) << path.status();
+    ASSERT_THAT(path, IsOk()) << path.status();
     int fds[2];
     ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
     UniqueFd read_end(fds[0]);
@@ -72,10 +75,10 @@ TEST_P(SpawnTest, EveryChildRunsReportsItsClockAndExitCode) {
     ExecSpec spec(*path, {*path, absl::StrCat(write_end.get()), "7"});
     const int64_t before = NowNanos();
     absl::StatusOr<Child> spawned = Spawn(GetParam(), spec);
-    ASSERT_TRUE(spawned.ok()) << spawned.status();
+    ASSERT_THAT(spawned, IsOk()) << spawned.status();
     absl::StatusOr<ExitStatus> status = spawned->Wait();
     const int64_t after = NowNanos();
-    ASSERT_TRUE(status.ok()) << status.status();
+    ASSERT_THAT(status, IsOk()) << status.status();
     EXPECT_TRUE(status->exited()) << status->ToString();
     EXPECT_EQ(status->exit_code(), 7);
     EXPECT_TRUE(spawned->reaped());
@@ -84,7 +87,7 @@ TEST_P(SpawnTest, EveryChildRunsReportsItsClockAndExitCode) {
     EXPECT_GT(child_clock, before);
     EXPECT_LT(child_clock, after);
   }
-  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+  EXPECT_THAT(hygiene_.Check(), IsOk()) << hygiene_.Check();
 }
 
 // close_other_fds: the program sees 0-2 and the mapped targets only, whatever
@@ -125,17 +128,17 @@ TEST_P(SpawnTest, CloseOtherFdsLeavesOnlyTheStandardAndTheMappedDescriptors) {
 
 TEST_P(SpawnTest, ExitCodesComeBack) {
   absl::StatusOr<std::string> path = Runfile("lib/children/minimal_child");
-  ASSERT_TRUE(path.ok()) << path.status();
+  ASSERT_THAT(path, IsOk()) << path.status();
   for (int code : {0, 1, 42, 255}) {
     absl::StatusOr<Child> child =
         Spawn(GetParam(), ExecSpec(*path, {*path, "-", absl::StrCat(code)}));
-    ASSERT_TRUE(child.ok()) << child.status();
+    ASSERT_THAT(child, IsOk()) << child.status();
     absl::StatusOr<ExitStatus> status = child->Wait();
-    ASSERT_TRUE(status.ok()) << status.status();
+    ASSERT_THAT(status, IsOk()) << status.status();
     EXPECT_EQ(status->exit_code(), code);
     EXPECT_EQ(status->success(), code == 0);
   }
-  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+  EXPECT_THAT(hygiene_.Check(), IsOk()) << hygiene_.Check();
 }
 
 TEST_P(SpawnTest, MissingProgramIsNotFoundNamingThePath) {
@@ -144,7 +147,7 @@ TEST_P(SpawnTest, MissingProgramIsNotFoundNamingThePath) {
   ASSERT_FALSE(child.ok());
   EXPECT_EQ(child.status().code(), absl::StatusCode::kNotFound) << child.status();
   EXPECT_THAT(child.status().message(), HasSubstr(missing));
-  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+  EXPECT_THAT(hygiene_.Check(), IsOk()) << hygiene_.Check();
 }
 
 TEST_P(SpawnTest, NonExecutableProgramIsPermissionDenied) {
@@ -155,15 +158,15 @@ TEST_P(SpawnTest, NonExecutableProgramIsPermissionDenied) {
   ASSERT_FALSE(child.ok());
   EXPECT_EQ(child.status().code(), absl::StatusCode::kPermissionDenied) << child.status();
   EXPECT_THAT(child.status().message(), HasSubstr(plain));
-  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+  EXPECT_THAT(hygiene_.Check(), IsOk()) << hygiene_.Check();
 }
 
 TEST_P(SpawnTest, EnvironmentIsPassed) {
   ExecSpec spec("/bin/sh", {"sh", "-c", "test \"$SPAWNLAB_X\" = yes"}, {"SPAWNLAB_X=yes"});
   absl::StatusOr<Child> child = Spawn(GetParam(), spec);
-  ASSERT_TRUE(child.ok()) << child.status();
+  ASSERT_THAT(child, IsOk()) << child.status();
   absl::StatusOr<ExitStatus> status = child->Wait();
-  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_THAT(status, IsOk()) << status.status();
   EXPECT_TRUE(status->success()) << status->ToString();
 }
 
@@ -174,9 +177,9 @@ TEST_P(SpawnTest, OnlyDescriptorsWithoutCloexecAreInherited) {
     ASSERT_TRUE(fd.valid());
     ExecSpec spec("/bin/sh", {"sh", "-c", absl::StrCat("test -e /proc/self/fd/", fd.get())});
     absl::StatusOr<Child> child = Spawn(GetParam(), spec);
-    ASSERT_TRUE(child.ok()) << child.status();
+    ASSERT_THAT(child, IsOk()) << child.status();
     absl::StatusOr<ExitStatus> status = child->Wait();
-    ASSERT_TRUE(status.ok()) << status.status();
+    ASSERT_THAT(status, IsOk()) << status.status();
     EXPECT_EQ(status->success(), !cloexec) << "O_CLOEXEC=" << cloexec;
   }
 }
@@ -184,20 +187,20 @@ TEST_P(SpawnTest, OnlyDescriptorsWithoutCloexecAreInherited) {
 TEST_P(SpawnTest, DestroyingARunningChildKillsAndReapsIt) {
   {
     absl::StatusOr<Child> child = Spawn(GetParam(), ExecSpec("/bin/sleep", {"sleep", "600"}));
-    ASSERT_TRUE(child.ok()) << child.status();
+    ASSERT_THAT(child, IsOk()) << child.status();
     absl::StatusOr<ExitStatus> status = child->WaitFor(absl::Milliseconds(20));
     EXPECT_EQ(status.status().code(), absl::StatusCode::kDeadlineExceeded);
     EXPECT_FALSE(child->reaped());
   }
-  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+  EXPECT_THAT(hygiene_.Check(), IsOk()) << hygiene_.Check();
 }
 
 TEST_P(SpawnTest, KillEndsTheChildWithTheSignal) {
   absl::StatusOr<Child> child = Spawn(GetParam(), ExecSpec("/bin/sleep", {"sleep", "600"}));
-  ASSERT_TRUE(child.ok()) << child.status();
-  ASSERT_TRUE(child->Kill(SIGTERM).ok());
+  ASSERT_THAT(child, IsOk()) << child.status();
+  ASSERT_THAT(child->Kill(SIGTERM), IsOk());
   absl::StatusOr<ExitStatus> status = child->WaitFor(absl::Seconds(30));
-  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_THAT(status, IsOk()) << status.status();
   EXPECT_TRUE(status->signaled());
   EXPECT_EQ(status->term_signal(), SIGTERM);
   EXPECT_EQ(child->Wait().status().code(), absl::StatusCode::kFailedPrecondition);
@@ -205,14 +208,14 @@ TEST_P(SpawnTest, KillEndsTheChildWithTheSignal) {
 
 TEST_P(SpawnTest, Clone3MethodsGiveAPidfdUnlessToldNot) {
   absl::StatusOr<Child> child = Spawn(GetParam(), ExecSpec("/bin/sleep", {"sleep", "600"}));
-  ASSERT_TRUE(child.ok()) << child.status();
+  ASSERT_THAT(child, IsOk()) << child.status();
   bool wants_pidfd = GetParam() == SpawnMethod::kClone3 || GetParam() == SpawnMethod::kClone3Cow;
   EXPECT_EQ(child->pidfd() >= 0, wants_pidfd);
   SpawnOptions no_pidfd;
   no_pidfd.want_pidfd = false;
   absl::StatusOr<Child> other =
       Spawn(GetParam(), ExecSpec("/bin/sleep", {"sleep", "600"}), no_pidfd);
-  ASSERT_TRUE(other.ok()) << other.status();
+  ASSERT_THAT(other, IsOk()) << other.status();
   EXPECT_EQ(other->pidfd(), -1);
 }
 
@@ -243,14 +246,14 @@ absl::StatusOr<std::string> ShellOutput(SpawnMethod method, const std::string& s
 
 TEST_P(SpawnTest, OptionsMapDescriptorsAndChangeDirectory) {
   absl::StatusOr<std::string> out = ShellOutput(GetParam(), "echo hello", {});
-  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_THAT(out, IsOk()) << out.status();
   EXPECT_EQ(*out, "hello\n");
   SpawnOptions in_tmp;
   in_tmp.working_dir = "/tmp";
   out = ShellOutput(GetParam(), "pwd", in_tmp);
-  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_THAT(out, IsOk()) << out.status();
   EXPECT_EQ(*out, "/tmp\n");
-  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+  EXPECT_THAT(hygiene_.Check(), IsOk()) << hygiene_.Check();
 }
 
 TEST_P(SpawnTest, MissingWorkingDirectoryIsNotFoundNamingIt) {
@@ -260,7 +263,7 @@ TEST_P(SpawnTest, MissingWorkingDirectoryIsNotFoundNamingIt) {
   ASSERT_FALSE(child.ok());
   EXPECT_EQ(child.status().code(), absl::StatusCode::kNotFound) << child.status();
   EXPECT_THAT(child.status().message(), HasSubstr("no-such-dir"));
-  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+  EXPECT_THAT(hygiene_.Check(), IsOk()) << hygiene_.Check();
 }
 
 // ExecErrors::kAtWait: fork and clone3-cow return before the exec, and the
@@ -295,11 +298,11 @@ TEST_P(SpawnTest, ExecErrorsAtWaitReportTheFailedExecFromWait) {
     EXPECT_THAT(s.message(), HasSubstr("chdir"));
     EXPECT_THAT(s.message(), HasSubstr("no-such-dir"));
   }
-  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+  EXPECT_THAT(hygiene_.Check(), IsOk()) << hygiene_.Check();
 }
 
 TEST_P(SpawnTest, ExecErrorsAtWaitLeaveASuccessfulChildsStatusAlone) {
-  EXPECT_TRUE(SpawnAndWait(GetParam(), ExecSpec("/bin/true", {"true"}), {}, false).ok());
+  EXPECT_THAT(SpawnAndWait(GetParam(), ExecSpec("/bin/true", {"true"}), {}, false), IsOk());
   absl::Status s = SpawnAndWait(GetParam(), ExecSpec("/bin/false", {"false"}), {}, true);
   // Exit 1 is the program's, not an exec error.
   EXPECT_EQ(s.code(), absl::StatusCode::kUnknown) << s;
@@ -309,7 +312,7 @@ TEST_P(SpawnTest, ExecErrorsAtWaitLeaveASuccessfulChildsStatusAlone) {
     options.exec_errors = ExecErrors::kAtWait;
     absl::StatusOr<Child> child =
         Spawn(GetParam(), ExecSpec("/bin/sleep", {"sleep", "600"}), options);
-    ASSERT_TRUE(child.ok()) << child.status();
+    ASSERT_THAT(child, IsOk()) << child.status();
     if (release) {
       const pid_t pid = child->pid();
       ASSERT_EQ(child->Release(), pid);
@@ -318,7 +321,7 @@ TEST_P(SpawnTest, ExecErrorsAtWaitLeaveASuccessfulChildsStatusAlone) {
       ASSERT_EQ(waitpid(pid, &status, 0), pid);
     }
   }
-  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+  EXPECT_THAT(hygiene_.Check(), IsOk()) << hygiene_.Check();
 }
 
 // ExecErrors::kByExitStatus: no pipe at all. A fork or clone3-cow child whose
@@ -331,9 +334,9 @@ TEST_P(SpawnTest, ExecErrorsByExitStatusLeaveOnlyTheExitStatus) {
   const std::string missing = TempPath("no-such-program");
   absl::StatusOr<Child> child = Spawn(GetParam(), ExecSpec(missing, {missing}), options);
   if (copying) {
-    ASSERT_TRUE(child.ok()) << child.status();
+    ASSERT_THAT(child, IsOk()) << child.status();
     absl::StatusOr<ExitStatus> status = child->Wait();
-    ASSERT_TRUE(status.ok()) << status.status();
+    ASSERT_THAT(status, IsOk()) << status.status();
     EXPECT_TRUE(status->exited());
     EXPECT_EQ(status->exit_code(), 127);
   } else {
@@ -342,17 +345,17 @@ TEST_P(SpawnTest, ExecErrorsByExitStatusLeaveOnlyTheExitStatus) {
   for (int code : {0, 3}) {
     absl::StatusOr<Child> good =
         Spawn(GetParam(), ExecSpec("/bin/sh", {"sh", "-c", absl::StrCat("exit ", code)}), options);
-    ASSERT_TRUE(good.ok()) << good.status();
+    ASSERT_THAT(good, IsOk()) << good.status();
     absl::StatusOr<ExitStatus> status = good->WaitFor(absl::Seconds(60));
-    ASSERT_TRUE(status.ok()) << status.status();
+    ASSERT_THAT(status, IsOk()) << status.status();
     EXPECT_EQ(status->exit_code(), code);
   }
-  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+  EXPECT_THAT(hygiene_.Check(), IsOk()) << hygiene_.Check();
 }
 
 TEST_P(SpawnTest, ExecsADescriptor) {
   absl::StatusOr<std::string> path = Runfile("lib/children/minimal_child");
-  ASSERT_TRUE(path.ok());
+  ASSERT_THAT(path, IsOk());
   UniqueFd fd(open(path->c_str(), O_PATH | O_CLOEXEC));
   ASSERT_TRUE(fd.valid());
   SpawnOptions options;
@@ -363,12 +366,12 @@ TEST_P(SpawnTest, ExecsADescriptor) {
     EXPECT_EQ(child.status().code(), absl::StatusCode::kInvalidArgument);
     return;
   }
-  ASSERT_TRUE(child.ok()) << child.status();
+  ASSERT_THAT(child, IsOk()) << child.status();
   absl::StatusOr<ExitStatus> status = child->Wait();
-  ASSERT_TRUE(status.ok());
+  ASSERT_THAT(status, IsOk());
   EXPECT_EQ(status->exit_code(), 4);
   fd.reset();
-  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+  EXPECT_THAT(hygiene_.Check(), IsOk()) << hygiene_.Check();
 }
 
 volatile sig_atomic_t usr1_seen = 0;
@@ -388,9 +391,9 @@ TEST_P(SpawnTest, ResettingHandlersKeepsTheParentsOwnAndItsMask) {
   // The child starts with default dispositions: SIGUSR1 to itself kills it.
   absl::StatusOr<Child> child =
       Spawn(GetParam(), ExecSpec("/bin/sh", {"sh", "-c", "kill -USR1 $$; exit 0"}), options);
-  ASSERT_TRUE(child.ok()) << child.status();
+  ASSERT_THAT(child, IsOk()) << child.status();
   absl::StatusOr<ExitStatus> status = child->Wait();
-  ASSERT_TRUE(status.ok());
+  ASSERT_THAT(status, IsOk());
   EXPECT_TRUE(status->signaled() && status->term_signal() == SIGUSR1) << status->ToString();
   // The parent keeps its handler and its signal mask.
   struct sigaction now;
@@ -414,7 +417,7 @@ TEST_P(SpawnTest, ADescriptorMappedToItselfIsInherited) {
   options.fd_map.push_back({fd.get(), fd.get()});
   absl::StatusOr<std::string> out = ShellOutput(
       GetParam(), absl::StrCat("test -e /proc/self/fd/", fd.get(), " && echo yes"), options);
-  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_THAT(out, IsOk()) << out.status();
   EXPECT_EQ(*out, "yes\n");
   // The parent's copy keeps its flag.
   EXPECT_EQ(fcntl(fd.get(), F_GETFD), FD_CLOEXEC);
@@ -441,7 +444,7 @@ TEST_P(SpawnTest, AMappingOntoTheErrorPipeStillReportsAMissingProgram) {
         << "target " << target << ": " << child.status();
   }
   devnull.reset();
-  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+  EXPECT_THAT(hygiene_.Check(), IsOk()) << hygiene_.Check();
 }
 
 // A mapping that cannot be made is an error, by every method (posix_spawn's
@@ -457,7 +460,7 @@ TEST_P(SpawnTest, AnImpossibleMappingIsAnError) {
           << child.status();  // EBADF
     }
   }
-  EXPECT_TRUE(hygiene_.Check().ok()) << hygiene_.Check();
+  EXPECT_THAT(hygiene_.Check(), IsOk()) << hygiene_.Check();
 }
 
 // default_signals: a parent that ignores SIGPIPE and blocks SIGUSR2 still
@@ -483,7 +486,7 @@ TEST_P(SpawnTest, DefaultSignalsGiveTheChildAFreshStart) {
   absl::StatusOr<std::string> inherited = Output(GetParam(), grep, plain);
   pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   sigaction(SIGPIPE, &old_pipe, nullptr);
-  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_THAT(out, IsOk()) << out.status();
   // Signals 32 and 33 are glibc's own (thread cancellation, setxid): its
   // sigaction and posix_spawn leave them alone, and so do we.
   std::vector<std::string> lines = absl::StrSplit(*out, '\n', absl::SkipEmpty());
@@ -495,7 +498,7 @@ TEST_P(SpawnTest, DefaultSignalsGiveTheChildAFreshStart) {
   EXPECT_EQ(blocked & ~glibc_own, 0u) << *out;
   EXPECT_EQ(ignored & ~glibc_own, 0u) << *out;
   // Without the option the child inherits both (the bare primitive).
-  ASSERT_TRUE(inherited.ok()) << inherited.status();
+  ASSERT_THAT(inherited, IsOk()) << inherited.status();
   EXPECT_NE(*inherited, *out);
 }
 
@@ -504,7 +507,7 @@ TEST_P(SpawnTest, ANewProcessGroupIsLedByTheChild) {
   options.new_process_group = true;
   absl::StatusOr<std::string> out = ShellOutput(
       GetParam(), "test \"$(cut -d' ' -f5 /proc/$$/stat)\" = $$ && echo leader", options);
-  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_THAT(out, IsOk()) << out.status();
   EXPECT_EQ(*out, "leader\n");
 }
 
@@ -512,7 +515,7 @@ TEST_P(SpawnTest, ANewProcessGroupIsLedByTheChild) {
 // go: its pid may be another process's by now, and must not be signalled.
 TEST_P(SpawnTest, AChildReapedElsewhereIsLetGo) {
   absl::StatusOr<Child> child = Spawn(GetParam(), ExecSpec("/bin/true", {"true"}));
-  ASSERT_TRUE(child.ok()) << child.status();
+  ASSERT_THAT(child, IsOk()) << child.status();
   int status;
   ASSERT_EQ(waitpid(child->pid(), &status, 0), child->pid());
   absl::StatusOr<ExitStatus> again = child->Wait();
@@ -528,7 +531,7 @@ INSTANTIATE_TEST_SUITE_P(AllMethods, SpawnTest, ::testing::ValuesIn(AllSpawnMeth
 TEST(SpawnMethodName, RoundTripsAndRejectsUnknownNames) {
   for (SpawnMethod m : AllSpawnMethods()) {
     absl::StatusOr<SpawnMethod> parsed = ParseSpawnMethod(SpawnMethodName(m));
-    ASSERT_TRUE(parsed.ok());
+    ASSERT_THAT(parsed, IsOk());
     EXPECT_EQ(*parsed, m);
   }
   absl::StatusOr<SpawnMethod> bad = ParseSpawnMethod("spoon");

@@ -13,6 +13,9 @@
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
 #include "lib/testing/hygiene.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -20,27 +23,29 @@ namespace {
 TEST(CountSyscalls, TheMinimalChildMakesExactlyItsFew) {
   testing::Hygiene hygiene;
   absl::StatusOr<std::string> child = Runfile("lib/children/minimal_child");
-  ASSERT_TRUE(child.ok());
+  ASSERT_THAT(child, IsOk());
   absl::StatusOr<int> n = CountSyscalls(ExecSpec(*child, {*child}));
   if (absl::IsPermissionDenied(n.status())) GTEST_SKIP() << "ptrace not allowed: " << n.status();
-  ASSERT_TRUE(n.ok()) << n.status();
+  ASSERT_THAT(n, IsOk()) << n.status();
   // execve, clock_gettime, exit_group (no clock fd: no write).
   EXPECT_EQ(*n, 3);
   // With a clock descriptor it also writes.
   absl::StatusOr<int> with_write = CountSyscalls(ExecSpec(*child, {*child, "2"}));
-  ASSERT_TRUE(with_write.ok());
+  ASSERT_THAT(with_write, IsOk());
   EXPECT_EQ(*with_write, 4);
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
 }
 
 TEST(CountSyscalls, ADynamicProgramMakesMoreThanAStaticOne) {
   absl::StatusOr<std::string> st = Runfile("lib/children/static_child");
   absl::StatusOr<std::string> dy = Runfile("lib/children/dynamic_child");
-  ASSERT_TRUE(st.ok() && dy.ok());
+  ASSERT_THAT(st, IsOk());
+  ASSERT_THAT(dy, IsOk());
   absl::StatusOr<int> s = CountSyscalls(ExecSpec(*st, {*st}));
   if (absl::IsPermissionDenied(s.status())) GTEST_SKIP() << "ptrace not allowed: " << s.status();
   absl::StatusOr<int> d = CountSyscalls(ExecSpec(*dy, {*dy}));
-  ASSERT_TRUE(s.ok() && d.ok()) << s.status() << d.status();
+  ASSERT_THAT(s, IsOk());
+  ASSERT_THAT(d, IsOk()) << s.status() << d.status();
   EXPECT_GT(*d, *s);
 }
 
@@ -52,10 +57,10 @@ TEST(CountSyscalls, FollowsAProgramThatExecsAgain) {
   unlink(marker.c_str());
   absl::StatusOr<int> direct = CountSyscalls(ExecSpec("/usr/bin/touch", {"touch", marker}));
   if (absl::IsPermissionDenied(direct.status())) GTEST_SKIP() << direct.status();
-  ASSERT_TRUE(direct.ok()) << direct.status();
+  ASSERT_THAT(direct, IsOk()) << direct.status();
   unlink(marker.c_str());
   absl::StatusOr<int> via_env = CountSyscalls(ExecSpec("/usr/bin/env", {"env", "touch", marker}));
-  ASSERT_TRUE(via_env.ok()) << via_env.status();
+  ASSERT_THAT(via_env, IsOk()) << via_env.status();
   EXPECT_EQ(access(marker.c_str(), F_OK), 0) << "touch never ran";
   EXPECT_GT(*via_env, *direct);  // env's own syscalls, then touch's
 }

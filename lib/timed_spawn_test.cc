@@ -6,6 +6,9 @@
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
 #include "lib/testing/hygiene.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -15,36 +18,38 @@ TEST(TimedSpawner, MeasuresEveryChild) {
   for (const char* c :
        {"lib/children/minimal_child", "lib/children/static_child", "lib/children/dynamic_child"}) {
     absl::StatusOr<std::string> path = Runfile(c);
-    ASSERT_TRUE(path.ok());
+    ASSERT_THAT(path, IsOk());
     absl::StatusOr<TimedSpawner> s = TimedSpawner::Create(*path);
-    ASSERT_TRUE(s.ok()) << s.status();
+    ASSERT_THAT(s, IsOk()) << s.status();
     for (int i = 0; i < 3; ++i) {
       absl::StatusOr<SpawnTimes> t = s->Once(SpawnMethod::kVfork);
-      ASSERT_TRUE(t.ok()) << t.status();
+      ASSERT_THAT(t, IsOk()) << t.status();
       EXPECT_GT(t->to_start_ns, 0) << c;
       EXPECT_GT(t->to_exit_ns, t->to_start_ns) << c;
     }
   }
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
 }
 
 TEST(TimedSpawner, TheDynamicChildHasMoreMappingsThanTheStatic) {
   absl::StatusOr<TimedSpawner> st = TimedSpawner::Create(*Runfile("lib/children/static_child"));
   absl::StatusOr<TimedSpawner> dy = TimedSpawner::Create(*Runfile("lib/children/dynamic_child"));
-  ASSERT_TRUE(st.ok() && dy.ok());
+  ASSERT_THAT(st, IsOk());
+  ASSERT_THAT(dy, IsOk());
   absl::StatusOr<int64_t> s = st->ChildMappings(SpawnMethod::kVfork);
   absl::StatusOr<int64_t> d = dy->ChildMappings(SpawnMethod::kVfork);
-  ASSERT_TRUE(s.ok() && d.ok()) << s.status() << d.status();
+  ASSERT_THAT(s, IsOk());
+  ASSERT_THAT(d, IsOk()) << s.status() << d.status();
   EXPECT_GT(*s, 3);
   EXPECT_GT(*d, *s);
 }
 
 TEST(TimedSpawner, AChildThatFailsIsAnError) {
   absl::StatusOr<TimedSpawner> s = TimedSpawner::Create("/bin/false");
-  ASSERT_TRUE(s.ok());
+  ASSERT_THAT(s, IsOk());
   EXPECT_FALSE(s->Once(SpawnMethod::kVfork).ok());
   absl::StatusOr<TimedSpawner> missing = TimedSpawner::Create("/nonexistent");
-  ASSERT_TRUE(missing.ok());
+  ASSERT_THAT(missing, IsOk());
   EXPECT_EQ(missing->Once(SpawnMethod::kVfork).status().code(), absl::StatusCode::kNotFound);
 }
 

@@ -6,6 +6,9 @@
 
 #include "gtest/gtest.h"
 #include "lib/testing/hygiene.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -38,7 +41,7 @@ TEST(UniqueFd, ClosesOnDestructionResetAndMove) {
   int released = c.release();
   EXPECT_TRUE(IsOpen(released));
   close(released);
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
 }
 
 }  // namespace

@@ -5,6 +5,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -17,7 +20,7 @@ TEST(BenchName, ParsesDimensionsAndDropsGoogleBenchmarkSegments) {
   absl::StatusOr<BenchName> n = ParseBenchName(
       "spawn/method:clone3-cow/child:static/parent:1g-touched/until:exit/"
       "min_time:0.050/repeats:9/manual_time");
-  ASSERT_TRUE(n.ok()) << n.status();
+  ASSERT_THAT(n, IsOk()) << n.status();
   EXPECT_EQ(n->family, "spawn");
   EXPECT_THAT(n->dims, ElementsAre(Pair("child", "static"), Pair("method", "clone3-cow"),
                                    Pair("parent", "1g-touched"), Pair("until", "exit")));
@@ -26,7 +29,7 @@ TEST(BenchName, ParsesDimensionsAndDropsGoogleBenchmarkSegments) {
 
 TEST(BenchName, FamilyAlone) {
   absl::StatusOr<BenchName> n = ParseBenchName("harness");
-  ASSERT_TRUE(n.ok());
+  ASSERT_THAT(n, IsOk());
   EXPECT_TRUE(n->dims.empty());
 }
 

@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "results_model/bench_name.h"
+#include "results_model/context_keys.h"
 
 namespace spawnlab {
 namespace {
@@ -33,13 +34,6 @@ double BinomialCdf(int k, int n) {  // P(X <= k), X ~ Binomial(n, 1/2)
 }
 
 }  // namespace
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 RowCounts CountRows(const nlohmann::json& doc) {
   RowCounts counts;
@@ -111,12 +105,7 @@ std::vector<PairedRatio> PairedRatios(const nlohmann::json& doc, const RatioBase
     const std::string base = absl::StrJoin(segments, "/");
     auto b = times.find(base);
     if (b == times.end()) continue;
-    std::vector<double> ratios;
-    for (size_t k = 0; k < reps.size() && k < b->second.size(); ++k) {
-      if (std::isfinite(reps[k]) && std::isfinite(b->second[k]) && b->second[k] > 0) {
-        ratios.push_back(reps[k] / b->second[k]);
-      }
-    }
+    const std::vector<double> ratios = RoundRatios(reps, b->second);
     if (ratios.empty()) continue;
     PairedRatio r;
     r.row = name;
@@ -175,14 +164,14 @@ void RecordNoise(nlohmann::json& doc, const std::string& canary_row) {
     const std::string unknown =
         it == times.end() ? "unknown: the canary row did not run (a filter left it out?)"
                           : "unknown: fewer than 4 rounds";
-    context["spawnlab.canary.row"] = canary_row;
-    context["spawnlab.canary.drift_pct"] = drift >= 0 ? absl::StrFormat("%.2f", drift) : unknown;
-    context["spawnlab.canary.spread_pct"] =
+    context[keys::kCanaryRow] = canary_row;
+    context[keys::kCanaryDriftPct] = drift >= 0 ? absl::StrFormat("%.2f", drift) : unknown;
+    context[keys::kCanarySpreadPct] =
         spread >= 0 ? absl::StrFormat("%.2f", spread) : unknown;
     if (it != times.end()) {
       std::vector<std::string> series;
       for (double t : it->second) series.push_back(absl::StrFormat("%.4g", t));
-      context["spawnlab.canary.series"] = absl::StrJoin(series, " ");
+      context[keys::kCanarySeries] = absl::StrJoin(series, " ");
     }
   }
   auto number = [&context](const char* key) {

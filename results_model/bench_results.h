@@ -25,6 +25,7 @@
 
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
+#include "results_model/stats.h"  // Median, RoundRatios
 
 namespace spawnlab {
 
@@ -79,7 +80,6 @@ double CanarySpreadPct(const nlohmann::json& doc, const std::string& canary_row)
 // run.noisy. Every bench (bench.h) and the clone3 cross-check record it so.
 void RecordNoise(nlohmann::json& doc, const std::string& canary_row);
 
-double Median(std::vector<double> v);
 
 // A run made in rounds (bench.h: BenchDefaults::rounds; each row registered
 // once per round, one repetition each, so repetition k of every row ran in

@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "results_model/context_keys.h"
 
 namespace spawnlab {
 namespace {
@@ -119,9 +120,9 @@ TEST(BenchResults, RecordNoiseWritesTheCanaryAndTheVerdict) {
   doc["context"]["run.steal_pct"] = "0.0";
   RecordNoise(doc, "c/op:canary");
   const nlohmann::json& c = doc["context"];
-  EXPECT_EQ(c["spawnlab.canary.row"], "c/op:canary");
-  EXPECT_EQ(c["spawnlab.canary.spread_pct"], "20.00");
-  EXPECT_EQ(c["spawnlab.canary.series"], "150 101 102 120 103 160 104 105 100");
+  EXPECT_EQ(c[keys::kCanaryRow], "c/op:canary");
+  EXPECT_EQ(c[keys::kCanarySpreadPct], "20.00");
+  EXPECT_EQ(c[keys::kCanarySeries], "150 101 102 120 103 160 104 105 100");
   EXPECT_THAT(c["run.noisy"].get<std::string>(),
               HasSubstr("slowest quarter of rounds ran 20.0% above its fastest"));
 
@@ -129,16 +130,16 @@ TEST(BenchResults, RecordNoiseWritesTheCanaryAndTheVerdict) {
   nlohmann::json missing = Doc(rows);
   missing["context"]["run.other_cpu_cores"] = "0.5";
   RecordNoise(missing, "c/op:other");
-  EXPECT_THAT(missing["context"]["spawnlab.canary.drift_pct"].get<std::string>(),
+  EXPECT_THAT(missing["context"][keys::kCanaryDriftPct].get<std::string>(),
               HasSubstr("did not run"));
-  EXPECT_FALSE(missing["context"].contains("spawnlab.canary.series"));
+  EXPECT_FALSE(missing["context"].contains(keys::kCanarySeries));
   EXPECT_THAT(missing["context"]["run.noisy"].get<std::string>(),
               HasSubstr("other processes used 0.50 cores"));
 
   // No canary at all: only the verdict.
   nlohmann::json none = Doc(rows);
   RecordNoise(none, "");
-  EXPECT_FALSE(none["context"].contains("spawnlab.canary.row"));
+  EXPECT_FALSE(none["context"].contains(keys::kCanaryRow));
   EXPECT_EQ(none["context"]["run.noisy"], "no");
 }
 

@@ -1,13 +1,13 @@
 // stats.cc: see stats.h.
 
-#include "analysis/stats.h"
+#include "results_model/stats.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
 
-namespace analysis {
+namespace spawnlab {
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -63,6 +63,15 @@ double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   size_t n = v.size();
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::vector<double> RoundRatios(const std::vector<double>& num, const std::vector<double>& den) {
+  std::vector<double> out;
+  for (size_t k = 0; k < num.size() && k < den.size(); ++k) {
+    if (std::isfinite(num[k]) && std::isfinite(den[k]) && den[k] > 0) out.push_back(num[k] / den[k]);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 double Min(const std::vector<double>& v) {
@@ -214,4 +223,4 @@ Interval RatioInterval(const std::vector<double>& a, const std::vector<double>& 
   return {std::exp(l.estimate), std::exp(l.low), std::exp(l.high)};
 }
 
-}  // namespace analysis
+}  // namespace spawnlab

@@ -18,19 +18,19 @@
 //
 // Example:
 //
-//   double p = analysis::MannWhitneyU(old_samples, new_samples);
+//   double p = spawnlab::MannWhitneyU(old_samples, new_samples);
 //   bool real = p < 0.05 && old_samples.size() >= 9 && new_samples.size() >= 9;
-//   std::vector<double> q = analysis::BenjaminiHochberg({p, p_row2, p_row3});
-//   analysis::Interval r = analysis::RatioInterval(new_samples, old_samples);
+//   std::vector<double> q = spawnlab::BenjaminiHochberg({p, p_row2, p_row3});
+//   spawnlab::Interval r = spawnlab::RatioInterval(new_samples, old_samples);
 //   // r.estimate 1.04, r.low 1.01, r.high 1.07: 4% slower, 1% to 7% at 95%
 
-#ifndef SPAWNLAB_ANALYSIS_STATS_H_
-#define SPAWNLAB_ANALYSIS_STATS_H_
+#ifndef SPAWNLAB_RESULTS_MODEL_STATS_H_
+#define SPAWNLAB_RESULTS_MODEL_STATS_H_
 
 #include <cstddef>
 #include <vector>
 
-namespace analysis {
+namespace spawnlab {
 
 // Each is NaN for an empty input (Stddev: fewer than two values).
 double Median(std::vector<double> v);
@@ -38,6 +38,11 @@ double Min(const std::vector<double>& v);
 double Mean(const std::vector<double>& v);
 double Stddev(const std::vector<double>& v);         // sample standard deviation
 double GeometricMean(const std::vector<double>& v);  // of positive values
+
+// The ratio of each round's `num` to the same round's `den` (repetition k of
+// every row of a bench ran in round k, so the ratio cancels the machine's drift
+// between rounds), for the rounds both have, finite and with den > 0; sorted.
+std::vector<double> RoundRatios(const std::vector<double>& num, const std::vector<double>& den);
 
 // Two-sided p-value that `a` and `b` come from the same distribution; NaN if
 // either is empty. 1 when every value is tied.
@@ -75,6 +80,6 @@ Interval RatioInterval(const std::vector<double>& a, const std::vector<double>& 
 // The repetitions compare.py asks for before it trusts the U test.
 inline constexpr int kMinRepetitionsForUTest = 9;
 
-}  // namespace analysis
+}  // namespace spawnlab
 
-#endif  // SPAWNLAB_ANALYSIS_STATS_H_
+#endif  // SPAWNLAB_RESULTS_MODEL_STATS_H_

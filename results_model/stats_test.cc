@@ -3,13 +3,13 @@
 // mannwhitneyu(method="asymptotic") uses: U, its mean n1*n2/2, the
 // tie-corrected variance, a continuity correction of 0.5, two-sided.
 
-#include "analysis/stats.h"
+#include "results_model/stats.h"
 
 #include <cmath>
 
 #include "gtest/gtest.h"
 
-namespace analysis {
+namespace spawnlab {
 namespace {
 
 TEST(Stats, MedianMinMeanStddev) {
@@ -184,4 +184,4 @@ TEST(Stats, MannWhitneyTiesAndEdges) {
 }
 
 }  // namespace
-}  // namespace analysis
+}  // namespace spawnlab

@@ -18,6 +18,9 @@
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
 #include "lib/testing/hygiene.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -27,21 +30,22 @@ TEST(SpawnerDriver, SpawnsOnRequest) {
   {
     absl::StatusOr<std::string> spawner = Runfile("bench/spawner/spawner");
     absl::StatusOr<std::string> child = Runfile("lib/children/minimal_child");
-    ASSERT_TRUE(spawner.ok() && child.ok());
+    ASSERT_THAT(spawner, IsOk());
+  ASSERT_THAT(child, IsOk());
     for (SpawnMethod m : {SpawnMethod::kFork, SpawnMethod::kVfork, SpawnMethod::kPosixSpawn}) {
       absl::StatusOr<SpawnerDriver> d = SpawnerDriver::Start(*spawner, m, *child);
-      ASSERT_TRUE(d.ok()) << d.status();
+      ASSERT_THAT(d, IsOk()) << d.status();
       EXPECT_GT(d->parent_mappings(), 5);
       for (int i = 0; i < 3; ++i) {
         absl::StatusOr<SpawnerTimes> t = d->SpawnOnce();
-        ASSERT_TRUE(t.ok()) << t.status();
+        ASSERT_THAT(t, IsOk()) << t.status();
         EXPECT_GT(t->to_start_ns, 0);
         EXPECT_GE(t->to_exit_ns, t->to_start_ns);
         EXPECT_TRUE(t->instructions == -1 || t->instructions > 0) << t->instructions;
       }
     }
   }
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
 }
 
 std::string RunfileOrEmpty(const std::string& path) {
@@ -54,27 +58,27 @@ TEST(SpawnerDriver, OneSpawnerServesEveryMethodAndChild) {
   {
     absl::StatusOr<SpawnerDriver> d =
         SpawnerDriver::Start(RunfileOrEmpty("bench/spawner/spawner_minimal"), {});
-    ASSERT_TRUE(d.ok()) << d.status();
+    ASSERT_THAT(d, IsOk()) << d.status();
     for (const char* child : {"lib/children/minimal_child", "lib/children/static_child"}) {
       for (SpawnMethod m : AllSpawnMethods()) {
         absl::StatusOr<SpawnerTimes> t = d->SpawnOnce(m, RunfileOrEmpty(child));
         if (!t.ok() && (m == SpawnMethod::kClone3 || m == SpawnMethod::kClone3Cow)) continue;
-        ASSERT_TRUE(t.ok()) << SpawnMethodName(m) << " " << child << ": " << t.status();
+        ASSERT_THAT(t, IsOk()) << SpawnMethodName(m) << " " << child << ": " << t.status();
         EXPECT_GT(t->to_start_ns, 0);
         EXPECT_GE(t->to_exit_ns, t->to_start_ns);
       }
     }
-    EXPECT_TRUE(d->Nop().ok());
+    EXPECT_THAT(d->Nop(), IsOk());
   }
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
 }
 
 TEST(SpawnerDriver, TheMinimalParentIsMinimalAndTheCxxParentIsNot) {
   absl::StatusOr<SpawnerDriver> minimal =
       SpawnerDriver::Start(RunfileOrEmpty("bench/spawner/spawner_minimal"), {});
-  ASSERT_TRUE(minimal.ok()) << minimal.status();
+  ASSERT_THAT(minimal, IsOk()) << minimal.status();
   absl::StatusOr<ParentShape> m = minimal->Shape();
-  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_THAT(m, IsOk()) << m.status();
   EXPECT_EQ(m->threads, 1);
   EXPECT_EQ(m->ballast_adjacent, -1);  // no ballast
 #if !defined(__SANITIZE_ADDRESS__)
@@ -83,9 +87,9 @@ TEST(SpawnerDriver, TheMinimalParentIsMinimalAndTheCxxParentIsNot) {
 #endif
   absl::StatusOr<SpawnerDriver> cxx =
       SpawnerDriver::Start(RunfileOrEmpty("bench/spawner/spawner_cxx"), {"--threads=1"});
-  ASSERT_TRUE(cxx.ok()) << cxx.status();
+  ASSERT_THAT(cxx, IsOk()) << cxx.status();
   absl::StatusOr<ParentShape> c = cxx->Shape();
-  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_THAT(c, IsOk()) << c.status();
   EXPECT_EQ(c->threads, 2);
   EXPECT_GT(c->mappings, 100);
   EXPECT_GT(c->mappings, m->mappings);
@@ -94,9 +98,9 @@ TEST(SpawnerDriver, TheMinimalParentIsMinimalAndTheCxxParentIsNot) {
 TEST(SpawnerDriver, TheBallastIsInTheParent) {
   absl::StatusOr<SpawnerDriver> d = SpawnerDriver::Start(
       RunfileOrEmpty("bench/spawner/spawner_minimal"), {"--ballast_mib=64", "--touch"});
-  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_THAT(d, IsOk()) << d.status();
   absl::StatusOr<ParentShape> p = d->Shape();
-  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_THAT(p, IsOk()) << p.status();
   EXPECT_GE(p->rss_kib, 64 * 1024);
   EXPECT_GE(p->pte_kib, 64 * 1024 / 4 * 8 / 1024);  // 16384 PTEs of 8 bytes
   // Where its frames are: a share, or -1 where they cannot be read (the sandbox).
@@ -115,9 +119,9 @@ TEST(SpawnerDriver, ADeadSpawnerIsAnErrorNotASigpipe) {
   signal(SIGPIPE, SIG_DFL);
   absl::StatusOr<SpawnerDriver> d =
       SpawnerDriver::Start(RunfileOrEmpty("bench/spawner/spawner_minimal"), {});
-  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_THAT(d, IsOk()) << d.status();
   absl::StatusOr<ParentShape> p = d->Shape();
-  ASSERT_TRUE(p.ok());
+  ASSERT_THAT(p, IsOk());
   // A child that does not exist: the spawn fails and the spawner exits.
   absl::StatusOr<SpawnerTimes> t = d->SpawnOnce(SpawnMethod::kVfork, "/nonexistent/child");
   EXPECT_FALSE(t.ok());
@@ -133,10 +137,10 @@ TEST(SpawnerDriver, ADeadSpawnerIsAnErrorNotASigpipe) {
 
 TEST(SpawnerDriver, AMissingChildIsAnError) {
   absl::StatusOr<std::string> spawner = Runfile("bench/spawner/spawner");
-  ASSERT_TRUE(spawner.ok());
+  ASSERT_THAT(spawner, IsOk());
   absl::StatusOr<SpawnerDriver> d =
       SpawnerDriver::Start(*spawner, SpawnMethod::kVfork, "/nonexistent/child");
-  ASSERT_TRUE(d.ok()) << d.status();  // the spawner starts; its first spawn fails
+  ASSERT_THAT(d, IsOk()) << d.status();  // the spawner starts; its first spawn fails
   EXPECT_FALSE(d->SpawnOnce().ok());
 }
 
@@ -150,23 +154,23 @@ TEST(SpawnerDriver, ChildEnvEmptyGivesTheChildrenNoEnvironment) {
     const std::string spawner = RunfileOrEmpty("bench/spawner/spawner_minimal");
     ASSERT_FALSE(probe.empty() || spawner.empty());
     absl::StatusOr<SpawnerDriver> empty = SpawnerDriver::Start(spawner, {"--child_env=empty"});
-    ASSERT_TRUE(empty.ok()) << empty.status();
+    ASSERT_THAT(empty, IsOk()) << empty.status();
     for (SpawnMethod m : AllSpawnMethods()) {
       absl::StatusOr<SpawnerTimes> t = empty->SpawnOnce(m, probe);
       if (!t.ok() && (m == SpawnMethod::kClone3 || m == SpawnMethod::kClone3Cow)) continue;
-      EXPECT_TRUE(t.ok()) << SpawnMethodName(m) << ": " << t.status();
+      EXPECT_THAT(t, IsOk()) << SpawnMethodName(m) << ": " << t.status();
     }
     // The probe exits 1 when it sees the variable: the spawner says it did not
     // run to its end, and exits.
     absl::StatusOr<SpawnerDriver> inherit = SpawnerDriver::Start(spawner, {"--child_env=inherit"});
-    ASSERT_TRUE(inherit.ok()) << inherit.status();
+    ASSERT_THAT(inherit, IsOk()) << inherit.status();
     EXPECT_FALSE(inherit->SpawnOnce(SpawnMethod::kVfork, probe).ok());
     absl::StatusOr<SpawnerDriver> by_default = SpawnerDriver::Start(spawner, {});
-    ASSERT_TRUE(by_default.ok()) << by_default.status();
+    ASSERT_THAT(by_default, IsOk()) << by_default.status();
     EXPECT_FALSE(by_default->SpawnOnce(SpawnMethod::kFork, probe).ok());
     unsetenv("SPAWNLAB_ENV_PROBE");
   }
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
 }
 
 TEST(SpawnerDriver, AnUnknownChildEnvIsAUsageError) {
@@ -181,10 +185,10 @@ TEST(SpawnerDriver, SpawnsManyBackToBackInOneRequest) {
     const std::string child = RunfileOrEmpty("lib/children/minimal_child");
     absl::StatusOr<SpawnerDriver> d =
         SpawnerDriver::Start(RunfileOrEmpty("bench/spawner/spawner_minimal"), {"fork", child});
-    ASSERT_TRUE(d.ok()) << d.status();
+    ASSERT_THAT(d, IsOk()) << d.status();
     for (SpawnMethod m : {SpawnMethod::kFork, SpawnMethod::kVfork, SpawnMethod::kPosixSpawn}) {
       absl::StatusOr<std::vector<SpawnerTimes>> t = d->Spawns(5, m, child);
-      ASSERT_TRUE(t.ok()) << t.status();
+      ASSERT_THAT(t, IsOk()) << t.status();
       ASSERT_EQ(t->size(), 5u);
       for (const SpawnerTimes& one : *t) {
         EXPECT_GT(one.to_start_ns, 0);
@@ -199,14 +203,14 @@ TEST(SpawnerDriver, SpawnsManyBackToBackInOneRequest) {
       EXPECT_LT((*t)[4].child_faults, first_four) << SpawnMethodName(m);
     }
     absl::StatusOr<std::vector<SpawnerTimes>> defaults = d->Spawns(3);
-    ASSERT_TRUE(defaults.ok()) << defaults.status();
+    ASSERT_THAT(defaults, IsOk()) << defaults.status();
     EXPECT_EQ(defaults->size(), 3u);
     // Refused before anything is sent: the spawner stays usable.
     EXPECT_EQ(d->Spawns(0).status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_EQ(d->Spawns(1000001).status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_TRUE(d->Nop().ok());
+    EXPECT_THAT(d->Nop(), IsOk());
   }
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
 }
 
 // The timed spawns open no pipe for a failed exec (ExecErrors::kByExitStatus):
@@ -217,7 +221,7 @@ TEST(SpawnerDriver, AForkedChildThatCannotExecIsAnError) {
   {
     absl::StatusOr<SpawnerDriver> d =
         SpawnerDriver::Start(RunfileOrEmpty("bench/spawner/spawner_minimal"), {});
-    ASSERT_TRUE(d.ok()) << d.status();
+    ASSERT_THAT(d, IsOk()) << d.status();
     EXPECT_FALSE(d->Spawns(3, SpawnMethod::kFork, "/nonexistent/child").ok());
   }
   {
@@ -230,14 +234,14 @@ TEST(SpawnerDriver, AForkedChildThatCannotExecIsAnError) {
     ASSERT_EQ(chmod(copy.c_str(), 0755), 0);
     absl::StatusOr<SpawnerDriver> d =
         SpawnerDriver::Start(RunfileOrEmpty("bench/spawner/spawner_minimal"), {});
-    ASSERT_TRUE(d.ok()) << d.status();
-    ASSERT_TRUE(d->Spawns(2, SpawnMethod::kFork, copy).ok());
+    ASSERT_THAT(d, IsOk()) << d.status();
+    ASSERT_THAT(d->Spawns(2, SpawnMethod::kFork, copy), IsOk());
     ASSERT_EQ(unlink(copy.c_str()), 0);
     absl::StatusOr<std::vector<SpawnerTimes>> gone = d->Spawns(2, SpawnMethod::kFork, copy);
     EXPECT_FALSE(gone.ok());
     EXPECT_EQ(gone.status().code(), absl::StatusCode::kUnavailable) << gone.status();
   }
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
 }
 
 TEST(SpawnerDriver, AMissingSpawnerIsNotFound) {

@@ -12,6 +12,7 @@
 #include "results_model/bench_name.h"
 #include "results_model/benchmark_json.h"
 #include "lib/spawn.h"
+#include "results_model/context_keys.h"
 
 namespace spawnlab {
 namespace testing {
@@ -53,7 +54,7 @@ absl::Status ValidateBenchJson(const nlohmann::json& json) {
   const nlohmann::json& context = json["context"];
   for (const char* key :
        {"kernel.release", "cpu.model", "virtualization", "thp.enabled", "aslr", "glibc", "compiler",
-        "git.revision", "spawnlab.pinned_cpu", "package.libbenchmark-dev", "probe.clone3"}) {
+        "git.revision", keys::kPinnedCpu, "package.libbenchmark-dev", "probe.clone3"}) {
     if (!context.contains(key)) {
       return absl::InvalidArgumentError(absl::StrCat("context lacks '", key, "'"));
     }

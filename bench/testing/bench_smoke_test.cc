@@ -14,16 +14,50 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "results_model/bench_name.h"
 #include "results_model/bench_results.h"
+#include "results_model/context_keys.h"
 #include "lib/runfiles.h"
 #include "bench/testing/bench_output.h"
 #include "re2/re2.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace {
+
+// A bench's declaration names only rows it registers: its canary (every row
+// of every run, so it must be one), and for each key-ratio baseline
+// "dim:value" a row with that value and one without it to divide.
+void ExpectDeclaredRowsExist(const nlohmann::json& json) {
+  std::vector<spawnlab::BenchName> rows;
+  for (const nlohmann::json& row : json["benchmarks"]) {
+    absl::StatusOr<spawnlab::BenchName> name = spawnlab::ParseBenchName(row.value("run_name", ""));
+    if (name.ok()) rows.push_back(*name);
+  }
+  const nlohmann::json& context = json["context"];
+  if (const std::string canary = context.value(spawnlab::keys::kCanaryRow, ""); !canary.empty()) {
+    bool registered = false;
+    for (const spawnlab::BenchName& r : rows) registered |= r.canonical == canary;
+    EXPECT_TRUE(registered) << "the canary row " << canary << " is not a row of this bench";
+  }
+  for (absl::string_view by : absl::StrSplit(context.value(spawnlab::keys::kRatioBaseline, ""), ',',
+                                             absl::SkipEmpty())) {
+    const std::pair<std::string, std::string> dv = absl::StrSplit(by, absl::MaxSplits(':', 1));
+    int with = 0, without = 0;
+    for (const spawnlab::BenchName& r : rows) {
+      auto it = r.dims.find(dv.first);
+      if (it == r.dims.end()) continue;
+      (it->second == dv.second ? with : without)++;
+    }
+    EXPECT_GT(with, 0) << "no row has the key ratios' baseline " << by;
+    EXPECT_GT(without, 0) << "no row to divide by the baseline " << by;
+  }
+}
 
 std::string bench;
 std::vector<std::string> expected;
@@ -31,12 +65,13 @@ int timeout_s = 120;
 
 TEST(BenchSmoke, QuickRunWritesValidJson) {
   absl::StatusOr<std::string> path = spawnlab::Runfile(bench);
-  ASSERT_TRUE(path.ok()) << path.status();
+  ASSERT_THAT(path, IsOk()) << path.status();
   absl::StatusOr<nlohmann::json> json =
       spawnlab::testing::RunBench(*path, {"--quick"}, absl::Seconds(timeout_s));
-  ASSERT_TRUE(json.ok()) << json.status();
+  ASSERT_THAT(json, IsOk()) << json.status();
   absl::Status valid = spawnlab::testing::ValidateBenchJson(*json);
-  EXPECT_TRUE(valid.ok()) << valid;
+  EXPECT_THAT(valid, IsOk()) << valid;
+  ExpectDeclaredRowsExist(*json);
   // The rows that were measured (skipped and failed rows have no times).
   const std::map<std::string, std::vector<double>> measured_rows = spawnlab::RepetitionTimes(*json);
   for (const std::string& expectation : expected) {

@@ -277,11 +277,9 @@ void Register(const BenchOptions& options) {
   for (const auto& [name, b] : RegisterRound(options, std::move(rows))) b->Iterations(1);
 }
 
-}  // namespace
-}  // namespace spawnlab
-
-int main(int argc, char** argv) {
-  spawnlab::BenchDefaults defaults;
+// The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).
+BenchDefaults Declare() {
+  BenchDefaults defaults;
   // 35 rows, each round half a second of load per row (--load_seconds) in
   // slices, about 22 s a round. The key ratios (each model over the shared
   // listener, each mechanism over epoll, same load) are taken within a round
@@ -296,7 +294,12 @@ int main(int argc, char** argv) {
   defaults.rounds = 33;
   defaults.ratio_baselines = {{"model", "shared"}, {"mechanism", "epoll"}};
   // Drift: this row, once per round (README, "Noisy runs").
-  defaults.canary_row = spawnlab::RowName(
+  defaults.canary_row = RowName(
       "shared", "epoll", static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)), /*keep_alive=*/true);
-  return spawnlab::BenchMain(argc, argv, "accept", spawnlab::Register, defaults);
+  return defaults;
 }
+
+}  // namespace
+}  // namespace spawnlab
+
+SPAWNLAB_BENCH_MAIN("accept", spawnlab::Register, spawnlab::Declare)

@@ -35,6 +35,9 @@
 #include "lib/proc_stat.h"
 #include "lib/runfiles.h"
 #include "lib/testing/hygiene.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -70,7 +73,7 @@ TEST_P(ServeTest, AnswersConcurrentClientsAndStopsCleanly) {
     absl::StatusOr<ServerProcess> s =
         ServerProcess::Start(Server(), GetParam().model, GetParam().mechanism, 2);
     if (absl::IsUnimplemented(s.status())) GTEST_SKIP() << s.status();
-    ASSERT_TRUE(s.ok()) << s.status();
+    ASSERT_THAT(s, IsOk()) << s.status();
     children = s->children();
     EXPECT_GE(children.size(), 2u);
     for (bool keep_alive : {true, false}) {
@@ -81,7 +84,7 @@ TEST_P(ServeTest, AnswersConcurrentClientsAndStopsCleanly) {
       o.max_requests = 300;
       o.duration = absl::Seconds(20);
       absl::StatusOr<LoadResult> r = RunLoad(o);
-      ASSERT_TRUE(r.ok()) << r.status();
+      ASSERT_THAT(r, IsOk()) << r.status();
       EXPECT_EQ(r->requests, 300) << "keep_alive=" << keep_alive << " " << r->first_error;
       EXPECT_EQ(r->errors, 0) << r->first_error;
       EXPECT_EQ(r->timeouts, 0);
@@ -95,11 +98,11 @@ TEST_P(ServeTest, AnswersConcurrentClientsAndStopsCleanly) {
       EXPECT_EQ(by_workers, 300);
     }
     absl::StatusOr<ExitStatus> stopped = s->Stop();
-    ASSERT_TRUE(stopped.ok()) << stopped.status();
+    ASSERT_THAT(stopped, IsOk()) << stopped.status();
     EXPECT_TRUE(stopped->success()) << stopped->ToString();
   }
   for (pid_t child : children) EXPECT_TRUE(Gone(child)) << child;
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
 }
 
 std::vector<Case> AllCases() {
@@ -197,7 +200,7 @@ class HostileTest : public ::testing::TestWithParam<Case> {
       skipped_ = true;
       return false;
     }
-    EXPECT_TRUE(s.ok()) << s.status();
+    EXPECT_THAT(s, IsOk()) << s.status();
     if (!s.ok()) return false;
     server_.emplace(*std::move(s));
     return true;
@@ -264,7 +267,7 @@ TEST_P(EventLoopTest, OutOfDescriptorsTheServerPausesAcceptingAndRecovers) {
   for (int fd : held) close(fd);
   // Descriptors are back: the server serves again.
   absl::StatusOr<LoadResult> r = Load(2, /*keep_alive=*/true, 20);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_EQ(r->requests, 20) << r->first_error;
   EXPECT_GT(Stop()["accept_pauses"], 0);
 }
@@ -351,7 +354,7 @@ TEST_P(HostileTest, SilentAndIdleClientsAreClosedAndDoNotStopTheServer) {
     SendAll(idle, Request(true));
   }
   absl::StatusOr<LoadResult> r = Load(1, /*keep_alive=*/false, 5);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_EQ(r->requests, 5) << r->first_error;
   for (int fd : silent) {
     std::string got;
@@ -424,7 +427,7 @@ TEST_P(HostileTest, AHalfClosedClientStillGetsItsAnswers) {
 TEST_P(HostileTest, AtTheConnectionCapClientsWaitAndAreServed) {
   START_OR_SKIP({"--max_connections=1"});
   absl::StatusOr<LoadResult> r = Load(8, /*keep_alive=*/false, 200);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_EQ(r->requests, 200) << r->first_error;
   EXPECT_EQ(r->errors, 0) << r->first_error;
   std::map<std::string, int64_t> stats = Stop();
@@ -450,7 +453,7 @@ TEST(Server, AServerWhoseParentDiedBeforeItStartedExits) {
           .Stdout(Stdio::Pipe())
           .Stderr(Stdio::Pipe())
           .Start();
-  ASSERT_TRUE(helper.ok()) << helper.status();
+  ASSERT_THAT(helper, IsOk()) << helper.status();
   // The shell exits at once; its orphan keeps the pipes and starts the server.
   std::string out, err;
   ASSERT_TRUE(ReadUntilClosed(helper->stdout_fd(), &out, absl::Seconds(20)));
@@ -461,13 +464,13 @@ TEST(Server, AServerWhoseParentDiedBeforeItStartedExits) {
   EXPECT_TRUE(exited) << "the server outlived the process that started it";
   EXPECT_THAT(err, HasSubstr("--expect_parent"));
   absl::StatusOr<CommandResult> done = helper->Wait();
-  ASSERT_TRUE(done.ok()) << done.status();
+  ASSERT_THAT(done, IsOk()) << done.status();
 }
 
 TEST(Server, ExpectParentWithoutDieWithParentIsAnError) {
   absl::StatusOr<CommandResult> r =
       Command(Server()).Args({"--port=0", "--expect_parent=1"}).Stderr(Stdio::Pipe()).Run();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_EQ(r->status.exit_code(), 2);
   EXPECT_THAT(r->err, HasSubstr("--expect_parent needs --die_with_parent"));
 }
@@ -475,16 +478,16 @@ TEST(Server, ExpectParentWithoutDieWithParentIsAnError) {
 // SIGKILL leaves the supervisor no chance to clean up: PR_SET_PDEATHSIG must.
 TEST(Server, KillingTheSupervisorTakesTheWorkersWithIt) {
   absl::StatusOr<ServerProcess> t = ServerProcess::Start(Server(), "reuseport", "epoll", 2);
-  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_THAT(t, IsOk()) << t.status();
   std::vector<pid_t> children = t->children();
   ASSERT_FALSE(children.empty());
   // Find the supervisor: the parent of a worker.
   absl::StatusOr<ProcStat> worker = ReadProcStat(children[0]);
-  ASSERT_TRUE(worker.ok()) << worker.status();
+  ASSERT_THAT(worker, IsOk()) << worker.status();
   ASSERT_EQ(kill(worker->ppid, SIGKILL), 0);
   for (pid_t child : children) EXPECT_TRUE(Gone(child)) << child;
   absl::StatusOr<ExitStatus> killed = t->Stop();
-  ASSERT_TRUE(killed.ok());
+  ASSERT_THAT(killed, IsOk());
   EXPECT_TRUE(killed->signaled());
 }
 
@@ -500,7 +503,7 @@ TEST(Server, DiesWithTheProcessThatStartedIt) {
                  Server()})
           .Stdout(Stdio::Pipe())
           .Start();
-  ASSERT_TRUE(helper.ok()) << helper.status();
+  ASSERT_THAT(helper, IsOk()) << helper.status();
   // The shell prints the server's pid first, then the server its own lines.
   std::string out;
   char buf[256];
@@ -538,7 +541,7 @@ TEST(Server, ReuseportCpuAnswersEachCpusClientsByItsOwnWorker) {
   if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs two CPUs";
   absl::StatusOr<ServerProcess> s = ServerProcess::Start(Server(), "reuseport-cpu", "epoll", 2);
   if (absl::IsUnimplemented(s.status())) GTEST_SKIP() << s.status();
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_THAT(s, IsOk()) << s.status();
   for (int cpu : {0, 1}) {
     absl::StatusOr<LoadResult> r = absl::InternalError("not run");
     std::thread client([&] {
@@ -558,18 +561,18 @@ TEST(Server, ReuseportCpuAnswersEachCpusClientsByItsOwnWorker) {
       r = RunLoad(o);
     });
     client.join();
-    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_THAT(r, IsOk()) << r.status();
     EXPECT_EQ(r->requests, 100) << r->first_error;
     EXPECT_EQ(r->per_worker, (std::map<int, int64_t>{{cpu, 100}})) << "clients on CPU " << cpu;
   }
   absl::StatusOr<ExitStatus> stopped = s->Stop();
-  ASSERT_TRUE(stopped.ok()) << stopped.status();
+  ASSERT_THAT(stopped, IsOk()) << stopped.status();
 }
 
 // Load from one pinned thread per CPU: every thread's share is answered.
 TEST(Server, LoadThreadsSplitTheConnectionsAndRequests) {
   absl::StatusOr<ServerProcess> s = ServerProcess::Start(Server(), "reuseport", "epoll", 2);
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_THAT(s, IsOk()) << s.status();
   LoadOptions o;
   o.port = s->port();
   o.keep_alive = false;
@@ -578,7 +581,7 @@ TEST(Server, LoadThreadsSplitTheConnectionsAndRequests) {
   o.duration = absl::Seconds(20);
   o.threads = 2;
   absl::StatusOr<LoadResult> r = RunLoad(o);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_EQ(r->requests, 200) << r->first_error;
   EXPECT_EQ(r->connections, 200);
   EXPECT_EQ(r->latency_us.size(), 200u);
@@ -586,7 +589,7 @@ TEST(Server, LoadThreadsSplitTheConnectionsAndRequests) {
   EXPECT_FALSE(RunLoad(o).ok());
   o.threads = 6;  // more threads than connections
   EXPECT_FALSE(RunLoad(o).ok());
-  ASSERT_TRUE(s->Stop().ok());
+  ASSERT_THAT(s->Stop(), IsOk());
 }
 
 // Values Abseil's own parser rejects, and flags it does not know, get the
@@ -595,7 +598,7 @@ TEST(Server, FlagsTheParserRejectsExitWithTwo) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"--idle_timeout=banana"}, {"--workers", "two"}, {"--no_such_flag=1"}, {"--port"}}) {
     absl::StatusOr<CommandResult> r = Command(Server()).Args(args).Stderr(Stdio::Pipe()).Run();
-    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_THAT(r, IsOk()) << r.status();
     EXPECT_EQ(r->status.exit_code(), 2) << args[0] << ": " << r->err;
     EXPECT_THAT(r->err, HasSubstr(args[0].substr(0, args[0].find('=')))) << r->err;
   }
@@ -605,7 +608,7 @@ TEST(Server, FlagsTheParserRejectsExitWithTwo) {
 TEST(Server, HelpListsTheFlags) {
   absl::StatusOr<CommandResult> r =
       Command(Server()).Args({"--help"}).Stdout(Stdio::Pipe()).Stderr(Stdio::Pipe()).Run();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk()) << r.status();
   EXPECT_THAT(r->err, ::testing::Not(HasSubstr("unknown flag")));
   EXPECT_THAT(r->out + r->err, HasSubstr("--mechanism"));
 }

@@ -116,11 +116,9 @@ void Register(const BenchOptions& options) {
   RegisterRound(options, std::move(round));
 }
 
-}  // namespace
-}  // namespace spawnlab
-
-int main(int argc, char** argv) {
-  spawnlab::BenchDefaults defaults;
+// The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).
+BenchDefaults Declare() {
+  BenchDefaults defaults;
   // In rounds: each measures every row once, in a shuffled order, so that a
   // row's repetition k and its baseline's ran in the same round (README,
   // "Reproducibility").
@@ -129,5 +127,10 @@ int main(int argc, char** argv) {
   defaults.canary_row = "spawn/method:vfork/placement:none/until:exit";
   // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
   defaults.ratio_baselines = {{"placement", "none"}};
-  return spawnlab::BenchMain(argc, argv, "cgroup_placement", spawnlab::Register, defaults);
+  return defaults;
 }
+
+}  // namespace
+}  // namespace spawnlab
+
+SPAWNLAB_BENCH_MAIN("cgroup_placement", spawnlab::Register, spawnlab::Declare)

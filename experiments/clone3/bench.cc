@@ -52,6 +52,7 @@
 #include "lib/probes.h"
 #include "lib/spawn.h"
 #include "bench/spawner/driver.h"
+#include "results_model/context_keys.h"
 
 namespace spawnlab {
 namespace {
@@ -200,7 +201,7 @@ void BM_SpawnerRoundtrip(benchmark::State& state) {
 
 void Register(const BenchOptions& options) {
   if (options.round == 0) {  // Register runs once per round; the context is the run's
-    benchmark::AddCustomContext("spawnlab.child_environment", kChildEnvironment);
+    benchmark::AddCustomContext(keys::kChildEnvironment, kChildEnvironment);
   }
   // The harness rows first in every round, then the spawn rows, shuffled.
   if (options.row_order != nullptr) {
@@ -244,11 +245,9 @@ void Register(const BenchOptions& options) {
   }
 }
 
-}  // namespace
-}  // namespace spawnlab
-
-int main(int argc, char** argv) {
-  spawnlab::BenchDefaults defaults;
+// The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).
+BenchDefaults Declare() {
+  BenchDefaults defaults;
   // 15 rounds of 10 ms repetitions: the 9 rounds of 20 ms it ran before in
   // about the same time, with more rounds for each key ratio's median and a
   // round short enough that the machine's bursts of slowness (tens of ms)
@@ -258,6 +257,11 @@ int main(int argc, char** argv) {
   defaults.ratio_baselines = {{"method", "vfork"}};
   defaults.canary_row = "spawn/method:vfork/child:minimal/parent:minimal/until:exit";
   // The spawners' CPU time is the bench's: stop them before the run's record.
-  defaults.after_run = [] { spawnlab::LiveParents().clear(); };
-  return spawnlab::BenchMain(argc, argv, "clone3", spawnlab::Register, defaults);
+  defaults.after_run = [] { LiveParents().clear(); };
+  return defaults;
 }
+
+}  // namespace
+}  // namespace spawnlab
+
+SPAWNLAB_BENCH_MAIN("clone3", spawnlab::Register, spawnlab::Declare)

@@ -86,6 +86,7 @@
 #include "lib/runfiles.h"
 #include "lib/safe_file.h"
 #include "nlohmann/json.hpp"
+#include "results_model/context_keys.h"
 
 namespace {
 
@@ -550,8 +551,8 @@ int main(int argc, char** argv) {
     }
     nlohmann::json& context = doc["context"];
     context["run.lock"] = *lock_story;
-    context["spawnlab.rounds"] = std::to_string(processes * rounds_per_process);
-    context["spawnlab.rounds_per_process"] = std::to_string(rounds_per_process);
+    context[spawnlab::keys::kRounds] = std::to_string(processes * rounds_per_process);
+    context[spawnlab::keys::kRoundsPerProcess] = std::to_string(rounds_per_process);
     if (absl::Status s = spawnlab::WriteResultsFile(out, doc); !s.ok()) {
       fprintf(stderr, "crosscheck: %s; %s is as it was\n", std::string(s.message()).c_str(),
               out.c_str());
@@ -734,22 +735,22 @@ int main(int argc, char** argv) {
   for (const auto& [key, value] : spawnlab::CollectEnvironment()) context[key] = value;
   for (const auto& [key, value] : spawnlab::DescribeRun(before, after)) context[key] = value;
   context["run.lock"] = *lock_story;
-  context["spawnlab.experiment"] = "crosscheck";
-  context["spawnlab.quick"] = quick ? "true" : "false";
-  context["spawnlab.run_kind"] = quick ? "quick" : "full";
-  context["spawnlab.pinned_cpu"] = pinned < 0 ? "none" : std::to_string(pinned);
-  context["spawnlab.parent_mappings"] = std::to_string(mappings);
-  context["spawnlab.way"] =
+  context[spawnlab::keys::kExperiment] = "crosscheck";
+  context[spawnlab::keys::kQuick] = quick ? "true" : "false";
+  context[spawnlab::keys::kRunKind] = quick ? "quick" : "full";
+  context[spawnlab::keys::kPinnedCpu] = pinned < 0 ? "none" : std::to_string(pinned);
+  context[spawnlab::keys::kParentMappings] = std::to_string(mappings);
+  context[spawnlab::keys::kWay] =
       "independent of lib/spawn and Google Benchmark: lat_proc and spawnbench loops in a "
       "static single-threaded parent";
-  context["spawnlab.rounds"] = std::to_string(rounds);
-  if (worker > 0) context["spawnlab.process"] = absl::StrCat(worker, "/", workers);
-  context["spawnlab.child_environment"] = "empty";
+  context[spawnlab::keys::kRounds] = std::to_string(rounds);
+  if (worker > 0) context[spawnlab::keys::kProcess] = absl::StrCat(worker, "/", workers);
+  context[spawnlab::keys::kChildEnvironment] = "empty";
   // As every bench records them (bench/bench.h): the key ratios' baselines, for
   // //analysis:compare --self_check (each op over vfork-exec, each parent over
   // the minimal one, paired within rounds), and the drift canary, one row's
   // time round by round, which marks a run noisy as it does a bench's.
-  context["spawnlab.ratio_baseline"] = "op:vfork-exec,parent:minimal";
+  context[spawnlab::keys::kRatioBaseline] = "op:vfork-exec,parent:minimal";
   nlohmann::json doc = {{"context", context}, {"benchmarks", rows}};
   spawnlab::RecordNoise(doc, kCanaryRow);
   if (absl::Status s = spawnlab::WriteResultsFile(out, doc); !s.ok()) {

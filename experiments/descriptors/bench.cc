@@ -303,11 +303,9 @@ void Register(const BenchOptions& options) {
   RegisterRound(options, std::move(rows));
 }
 
-}  // namespace
-}  // namespace spawnlab
-
-int main(int argc, char** argv) {
-  spawnlab::BenchDefaults defaults;
+// The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).
+BenchDefaults Declare() {
+  BenchDefaults defaults;
   // In rounds: each measures every row once, in a shuffled order (each
   // repetition sets its descriptors up afresh), so that a row's repetition k
   // and its baseline's ran in the same round (README, "Reproducibility").
@@ -316,5 +314,10 @@ int main(int argc, char** argv) {
   defaults.canary_row = "spawn/method:vfork/fds:10/until:exit";
   // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
   defaults.ratio_baselines = {{"method", "vfork"}, {"close-others", "no"}, {"way", "none"}};
-  return spawnlab::BenchMain(argc, argv, "descriptors", spawnlab::Register, defaults);
+  return defaults;
 }
+
+}  // namespace
+}  // namespace spawnlab
+
+SPAWNLAB_BENCH_MAIN("descriptors", spawnlab::Register, spawnlab::Declare)

@@ -13,6 +13,9 @@
 #include "gtest/gtest.h"
 #include "lib/probes.h"
 #include "lib/testing/hygiene.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -46,7 +49,7 @@ TEST_P(CloseFdsTest, OnlyTheStandardDescriptorsReachTheProgram) {
   const int baseline = DescriptorsAfterExec(Way::kNone, 1024);
   const int after = DescriptorsAfterExec(way, 1024);
   for (int fd : open_fds) close(fd);
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
   // ls's own directory descriptor makes 4 where only 0-2 are left.
   EXPECT_GE(baseline, 4 + 20) << "the inherited descriptors did not reach the child";
   if (way == Way::kNone) {

@@ -135,16 +135,19 @@ void Register(const BenchOptions& options) {
   }
 }
 
-}  // namespace
-}  // namespace spawnlab
-
-int main(int argc, char** argv) {
-  spawnlab::BenchDefaults defaults;
+// The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).
+BenchDefaults Declare() {
+  BenchDefaults defaults;
   // Rounds: each round runs every row once, shuffled, so that each inlining
   // and each child's -O0 is compared with its default within a round.
   defaults.rounds = 25;  // a round is ~1 s
   defaults.ratio_baselines = {{"inline", "default"}, {"child-opt", "O2"}};
   // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "spawn/inline:default/method:vfork/until:exit";
-  return spawnlab::BenchMain(argc, argv, "inline", spawnlab::Register, defaults);
+  return defaults;
 }
+
+}  // namespace
+}  // namespace spawnlab
+
+SPAWNLAB_BENCH_MAIN("inline", spawnlab::Register, spawnlab::Declare)

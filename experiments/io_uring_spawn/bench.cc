@@ -181,11 +181,9 @@ void Register(const BenchOptions& options) {
   }
 }
 
-}  // namespace
-}  // namespace spawnlab
-
-int main(int argc, char** argv) {
-  spawnlab::BenchDefaults defaults;
+// The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).
+BenchDefaults Declare() {
+  BenchDefaults defaults;
   // In rounds: each measures every row once, in a shuffled order, so that a
   // row's repetition k and its baseline's ran in the same round (README,
   // "Reproducibility").
@@ -194,5 +192,10 @@ int main(int argc, char** argv) {
   defaults.canary_row = "spawn/method:vfork/children:16";
   // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
   defaults.ratio_baselines = {{"strategy", "waitpid"}, {"method", "vfork"}};
-  return spawnlab::BenchMain(argc, argv, "io_uring_spawn", spawnlab::Register, defaults);
+  return defaults;
 }
+
+}  // namespace
+}  // namespace spawnlab
+
+SPAWNLAB_BENCH_MAIN("io_uring_spawn", spawnlab::Register, spawnlab::Declare)

@@ -11,6 +11,9 @@
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
 #include "lib/testing/hygiene.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -35,16 +38,16 @@ TEST_P(ReapTest, ReapsABatchAndLeavesNothing) {
   absl::StatusOr<std::unique_ptr<Reaper>> reaper = Reaper::Create(GetParam(), 32);
   if (!reaper.ok()) GTEST_SKIP() << reaper.status();
   absl::StatusOr<std::string> child = Runfile("lib/children/minimal_child");
-  ASSERT_TRUE(child.ok());
+  ASSERT_THAT(child, IsOk());
   testing::Hygiene hygiene;
   for (int n : {1, 16, 32}) {
     absl::StatusOr<Batch> batch = SpawnBatch(*child, {*child}, n, NeedsPidfds(GetParam()));
-    ASSERT_TRUE(batch.ok()) << batch.status();
+    ASSERT_THAT(batch, IsOk()) << batch.status();
     absl::Status s = (*reaper)->ReapAll(*batch);
-    ASSERT_TRUE(s.ok()) << s;
+    ASSERT_THAT(s, IsOk()) << s;
     EXPECT_EQ(batch->reaped(), static_cast<size_t>(n));
   }
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
 }
 
 TEST_P(ReapTest, AFailedChildIsReportedAndStillReaped) {
@@ -55,10 +58,10 @@ TEST_P(ReapTest, AFailedChildIsReportedAndStillReaped) {
   {
     absl::StatusOr<Batch> batch =
         SpawnBatch(*child, {*child, "-", "3"}, 2, NeedsPidfds(GetParam()));
-    ASSERT_TRUE(batch.ok());
+    ASSERT_THAT(batch, IsOk());
     EXPECT_FALSE((*reaper)->ReapAll(*batch).ok());
   }  // the Batch reaps what the reaper left
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
 }
 
 // An error on the first child while the others are still running: the
@@ -68,17 +71,17 @@ TEST_P(ReapTest, AnErrorMidBatchLeavesTheReaperClean) {
   absl::StatusOr<std::unique_ptr<Reaper>> reaper = Reaper::Create(GetParam(), 8);
   if (!reaper.ok()) GTEST_SKIP() << reaper.status();
   absl::StatusOr<std::string> child = Runfile("lib/children/minimal_child");
-  ASSERT_TRUE(child.ok());
+  ASSERT_THAT(child, IsOk());
   testing::Hygiene hygiene;
   const bool pidfds = NeedsPidfds(GetParam());
   {
     absl::StatusOr<Batch> failing = SpawnBatch(*child, {*child, "-", "3"}, 1, pidfds);
-    ASSERT_TRUE(failing.ok()) << failing.status();
+    ASSERT_THAT(failing, IsOk()) << failing.status();
     // Children that outlive the reaper's 10 s drain: only cancelling their
     // requests (not waiting them out) leaves the ring usable for the rounds
     // below. The Batch kills them at the end of this scope.
     absl::StatusOr<Batch> slow = SpawnBatch("/bin/sleep", {"sleep", "60"}, 3, pidfds);
-    ASSERT_TRUE(slow.ok()) << slow.status();
+    ASSERT_THAT(slow, IsOk()) << slow.status();
     Batch batch = *std::move(failing);
     for (size_t i = 0; i < slow->size(); ++i) {
       batch.Add(slow->pid(i), pidfds ? UniqueFd(dup(slow->pidfd(i))) : UniqueFd());
@@ -88,12 +91,12 @@ TEST_P(ReapTest, AnErrorMidBatchLeavesTheReaperClean) {
   }  // the Batch kills and reaps what the reaper left
   for (int round = 0; round < 2; ++round) {
     absl::StatusOr<Batch> next = SpawnBatch(*child, {*child}, 4, pidfds);
-    ASSERT_TRUE(next.ok()) << next.status();
+    ASSERT_THAT(next, IsOk()) << next.status();
     absl::Status s = (*reaper)->ReapAll(*next);
-    EXPECT_TRUE(s.ok()) << "round " << round << ": " << s;
+    EXPECT_THAT(s, IsOk()) << "round " << round << ": " << s;
     EXPECT_EQ(next->reaped(), 4u);
   }
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ReapTest, ::testing::ValuesIn(AllReapStrategies()),

@@ -107,16 +107,19 @@ void Register(const BenchOptions& options) {
   RegisterRound(options, std::move(rows));
 }
 
-}  // namespace
-}  // namespace spawnlab
-
-int main(int argc, char** argv) {
-  spawnlab::BenchDefaults defaults;
+// The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).
+BenchDefaults Declare() {
+  BenchDefaults defaults;
   // Rounds: each round runs every row once, shuffled, so that each variant's
   // ratio to its static baseline is taken within a round, drift cancelled.
   defaults.rounds = 25;  // a round is ~1 s
   defaults.ratio_baselines = {{"child-link", "static"}, {"parent-link", "static"}};
   // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "spawn/parent-link:static/method:vfork/until:exit";
-  return spawnlab::BenchMain(argc, argv, "linking", spawnlab::Register, defaults);
+  return defaults;
 }
+
+}  // namespace
+}  // namespace spawnlab
+
+SPAWNLAB_BENCH_MAIN("linking", spawnlab::Register, spawnlab::Declare)

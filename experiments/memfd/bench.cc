@@ -224,16 +224,19 @@ void Register(const BenchOptions& options) {
   for (const auto& [name, b] : RegisterRound(options, std::move(rows))) b->Iterations(1);
 }
 
-}  // namespace
-}  // namespace spawnlab
-
-int main(int argc, char** argv) {
-  spawnlab::BenchDefaults defaults;
+// The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).
+BenchDefaults Declare() {
+  BenchDefaults defaults;
   // Rounds: each measures every group once (its rows alternating), shuffled.
   defaults.rounds = 25;
   // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "exec/source:path/cache:warm/until:exit";
   // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
   defaults.ratio_baselines = {{"source", "path"}};
-  return spawnlab::BenchMain(argc, argv, "memfd", spawnlab::Register, defaults);
+  return defaults;
 }
+
+}  // namespace
+}  // namespace spawnlab
+
+SPAWNLAB_BENCH_MAIN("memfd", spawnlab::Register, spawnlab::Declare)

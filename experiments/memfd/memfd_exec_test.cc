@@ -14,6 +14,9 @@
 #include "lib/spawn.h"
 #include "lib/testing/hygiene.h"
 #include "lib/unique_fd.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -22,7 +25,7 @@ TEST(MemfdExec, RunsFromMemoryWithoutLeaks) {
   if (absl::Status s = ProbeMemfdCreate(); !s.ok()) GTEST_SKIP() << s;
   if (absl::Status s = ProbeExecveat(); !s.ok()) GTEST_SKIP() << s;
   absl::StatusOr<std::string> path = Runfile("lib/children/static_child");
-  ASSERT_TRUE(path.ok());
+  ASSERT_THAT(path, IsOk());
   std::ifstream in(*path, std::ios::binary);
   std::stringstream bytes;
   bytes << in.rdbuf();
@@ -39,12 +42,12 @@ TEST(MemfdExec, RunsFromMemoryWithoutLeaks) {
     options.exec_fd = fd.get();
     absl::StatusOr<Child> child =
         Spawn(SpawnMethod::kVfork, ExecSpec("child (memfd)", {"child", "-", "6"}), options);
-    ASSERT_TRUE(child.ok()) << child.status();
+    ASSERT_THAT(child, IsOk()) << child.status();
     absl::StatusOr<ExitStatus> status = child->Wait();
-    ASSERT_TRUE(status.ok());
+    ASSERT_THAT(status, IsOk());
     EXPECT_EQ(status->exit_code(), 6) << "sealed=" << sealed;
   }
-  EXPECT_TRUE(hygiene.Check().ok()) << hygiene.Check();
+  EXPECT_THAT(hygiene.Check(), IsOk()) << hygiene.Check();
 }
 
 }  // namespace

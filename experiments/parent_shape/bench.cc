@@ -132,11 +132,9 @@ void Register(const BenchOptions& options) {
   RegisterRound(options, std::move(rows));
 }
 
-}  // namespace
-}  // namespace spawnlab
-
-int main(int argc, char** argv) {
-  spawnlab::BenchDefaults defaults;
+// The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).
+BenchDefaults Declare() {
+  BenchDefaults defaults;
   // In rounds: each measures every row once, in a shuffled order, so that a
   // row's repetition k and its baseline's ran in the same round (README,
   // "Reproducibility").
@@ -145,5 +143,10 @@ int main(int argc, char** argv) {
   defaults.canary_row = "spawn/method:vfork/parent-threads:1/until:exit";
   // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
   defaults.ratio_baselines = {{"mappings", "100"}, {"parent-threads", "1"}, {"method", "vfork"}};
-  return spawnlab::BenchMain(argc, argv, "parent_shape", spawnlab::Register, defaults);
+  return defaults;
 }
+
+}  // namespace
+}  // namespace spawnlab
+
+SPAWNLAB_BENCH_MAIN("parent_shape", spawnlab::Register, spawnlab::Declare)

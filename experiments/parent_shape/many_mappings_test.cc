@@ -16,6 +16,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -59,7 +62,7 @@ int Overlapping(uintptr_t start, uintptr_t end) {
 TEST(ManyMappings, OnePageEachAlternatingBetweenTwoGuards) {
   constexpr size_t kN = 101;
   absl::StatusOr<ManyMappings> m = ManyMappings::Make(kN);
-  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_THAT(m, IsOk()) << m.status();
   ASSERT_EQ(m->count(), kN);
   const uintptr_t page = m->page_size(), base = reinterpret_cast<uintptr_t>(m->data());
   const std::vector<Mapping> maps = Mappings();
@@ -81,7 +84,7 @@ TEST(ManyMappings, UnmapsTheRegionAndItsGuardsWhenItGoes) {
   uintptr_t start = 0, end = 0;
   {
     absl::StatusOr<ManyMappings> m = ManyMappings::Make(10);
-    ASSERT_TRUE(m.ok()) << m.status();
+    ASSERT_THAT(m, IsOk()) << m.status();
     start = reinterpret_cast<uintptr_t>(m->data()) - m->page_size();
     end = reinterpret_cast<uintptr_t>(m->data()) + 11 * m->page_size();
     ASSERT_GE(Overlapping(start, end), 12);
@@ -91,7 +94,7 @@ TEST(ManyMappings, UnmapsTheRegionAndItsGuardsWhenItGoes) {
 
 TEST(ManyMappings, AMovedFromObjectUnmapsNothing) {
   absl::StatusOr<ManyMappings> m = ManyMappings::Make(4);
-  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_THAT(m, IsOk()) << m.status();
   const uintptr_t base = reinterpret_cast<uintptr_t>(m->data()), page = m->page_size();
   {
     ManyMappings moved(std::move(*m));

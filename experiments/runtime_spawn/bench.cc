@@ -270,11 +270,9 @@ void Register(const BenchOptions& options) {
   for (const auto& [name, b] : RegisterRound(options, std::move(rows))) b->Iterations(1);
 }
 
-}  // namespace
-}  // namespace spawnlab
-
-int main(int argc, char** argv) {
-  spawnlab::BenchDefaults defaults;
+// The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).
+BenchDefaults Declare() {
+  BenchDefaults defaults;
   // Rounds: each runs every row once (the Go pair in one process), shuffled.
   // 61, not 25: the Go pair's ratio spreads about 5% from round to round, and
   // that spread is between processes (200 or 600 spawns per process give the
@@ -286,5 +284,10 @@ int main(int argc, char** argv) {
   defaults.canary_row = "runtime/lang:cxx/call:spawnlab.Command.Run/child:minimal/until:exit";
   // Key ratio: Go's Cmd layer over the raw call, within a round.
   defaults.ratio_baselines = {{"call", "os.StartProcess"}};
-  return spawnlab::BenchMain(argc, argv, "runtime_spawn", spawnlab::Register, defaults);
+  return defaults;
 }
+
+}  // namespace
+}  // namespace spawnlab
+
+SPAWNLAB_BENCH_MAIN("runtime_spawn", spawnlab::Register, spawnlab::Declare)

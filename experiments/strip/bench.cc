@@ -64,11 +64,9 @@ void Register(const BenchOptions& options) {
   RegisterRound(options, std::move(rows));
 }
 
-}  // namespace
-}  // namespace spawnlab
-
-int main(int argc, char** argv) {
-  spawnlab::BenchDefaults defaults;
+// The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).
+BenchDefaults Declare() {
+  BenchDefaults defaults;
   // In rounds: each measures every row once, in a shuffled order, so that a
   // row's repetition k and its baseline's ran in the same round (README,
   // "Reproducibility").
@@ -77,5 +75,10 @@ int main(int argc, char** argv) {
   defaults.canary_row = "exec/strip:default/cache:warm/until:exit";
   // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
   defaults.ratio_baselines = {{"strip", "default"}};
-  return spawnlab::BenchMain(argc, argv, "strip", spawnlab::Register, defaults);
+  return defaults;
 }
+
+}  // namespace
+}  // namespace spawnlab
+
+SPAWNLAB_BENCH_MAIN("strip", spawnlab::Register, spawnlab::Declare)

@@ -6,6 +6,9 @@
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
 #include "lib/timed_spawn.h"
+#include "lib/testing/status_matchers.h"
+
+using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
 namespace {
@@ -20,10 +23,10 @@ TEST(StripVariants, RunAndShrinkInOrder) {
   int i = 0;
   for (const char* v : {"debug", "default", "stripped"}) {
     absl::StatusOr<std::string> path = Runfile(std::string("experiments/strip/child_") + v);
-    ASSERT_TRUE(path.ok()) << path.status();
+    ASSERT_THAT(path, IsOk()) << path.status();
     absl::StatusOr<TimedSpawner> s = TimedSpawner::Create(*path);
-    ASSERT_TRUE(s.ok());
-    EXPECT_TRUE(s->Once(SpawnMethod::kVfork).ok()) << v;
+    ASSERT_THAT(s, IsOk());
+    EXPECT_THAT(s->Once(SpawnMethod::kVfork), IsOk()) << v;
     sizes[i++] = SizeOf(*path);
   }
   EXPECT_GT(sizes[0], sizes[1]);

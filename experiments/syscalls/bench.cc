@@ -290,6 +290,8 @@ void BM_Argv(benchmark::State& state) {
 // Called once per round (BenchDefaults::rounds): every round registers
 // every row once, in its shuffled order.
 void Register(const BenchOptions& options) {
+  saved_argc = options.argc;
+  saved_argv = options.argv;
   std::string disk = absl::GetFlag(FLAGS_disk_dir);
   if (disk.empty()) {
     const char* ws = getenv("BUILD_WORKSPACE_DIRECTORY");
@@ -337,13 +339,9 @@ void Register(const BenchOptions& options) {
   }
 }
 
-}  // namespace
-}  // namespace spawnlab
-
-int main(int argc, char** argv) {
-  spawnlab::saved_argc = argc;
-  spawnlab::saved_argv = argv;
-  spawnlab::BenchDefaults defaults;
+// The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).
+BenchDefaults Declare() {
+  BenchDefaults defaults;
   // In rounds: each measures every row once, in a shuffled order, so that a
   // row's repetition k and its baseline's ran in the same round (README,
   // "Reproducibility").
@@ -352,6 +350,11 @@ int main(int argc, char** argv) {
   defaults.canary_row = "syscall/op:getpid/via:syscall";
   // Key ratios, each row over its baseline in the same round (README, "Reproducibility").
   defaults.ratio_baselines = {{"via", "syscall"}};
-  defaults.check_flags = spawnlab::CheckDiskDir;
-  return spawnlab::BenchMain(argc, argv, "syscalls", spawnlab::Register, defaults);
+  defaults.check_flags = CheckDiskDir;
+  return defaults;
 }
+
+}  // namespace
+}  // namespace spawnlab
+
+SPAWNLAB_BENCH_MAIN("syscalls", spawnlab::Register, spawnlab::Declare)

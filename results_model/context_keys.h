@@ -1,0 +1,47 @@
+// context_keys.h: the names of the keys spawnlab adds to a results file's
+// `context` (Google Benchmark's AddCustomContext), in one place, so that the
+// harness that writes them and the analysis that reads them cannot drift apart.
+//
+// Example:
+//
+//   benchmark::AddCustomContext(spawnlab::keys::kExperiment, "clone3");
+//   const std::string row = file.context.at(spawnlab::keys::kCanaryRow);
+//
+// The run's conditions (run.*, host.*, kernel.*, probe.*) are named where they
+// are measured (bench/run_record.h, bench/environment.h).
+
+#ifndef SPAWNLAB_RESULTS_MODEL_CONTEXT_KEYS_H_
+#define SPAWNLAB_RESULTS_MODEL_CONTEXT_KEYS_H_
+
+namespace spawnlab {
+namespace keys {
+
+// What was run.
+inline constexpr char kExperiment[] = "spawnlab.experiment";  // the bench's name
+inline constexpr char kQuick[] = "spawnlab.quick";            // "true" for a --quick smoke
+inline constexpr char kRunKind[] = "spawnlab.run_kind";       // full, quick or filtered
+inline constexpr char kFilter[] = "spawnlab.filter";          // --benchmark_filter, if any
+inline constexpr char kPinnedCpu[] = "spawnlab.pinned_cpu";   // a CPU number, or "none"
+inline constexpr char kRandomInterleaving[] = "spawnlab.random_interleaving";  // always "false"
+inline constexpr char kChildEnvironment[] = "spawnlab.child_environment";
+inline constexpr char kWay[] = "spawnlab.way";  // how a harness of its own measured
+inline constexpr char kParentMappings[] = "spawnlab.parent_mappings";
+
+// How it was sampled: rounds, in one or several processes.
+inline constexpr char kRounds[] = "spawnlab.rounds";
+inline constexpr char kRoundsPerProcess[] = "spawnlab.rounds_per_process";
+inline constexpr char kRepetitionsPerProcess[] = "spawnlab.repetitions_per_process";
+inline constexpr char kProcesses[] = "spawnlab.processes";  // in a merged run
+inline constexpr char kProcess[] = "spawnlab.process";      // "K/N", in one process's file
+
+// What the analysis reads back: the key ratios' baselines and the canary.
+inline constexpr char kRatioBaseline[] = "spawnlab.ratio_baseline";  // "dim:value,..."
+inline constexpr char kCanaryRow[] = "spawnlab.canary.row";
+inline constexpr char kCanarySeries[] = "spawnlab.canary.series";
+inline constexpr char kCanaryDriftPct[] = "spawnlab.canary.drift_pct";
+inline constexpr char kCanarySpreadPct[] = "spawnlab.canary.spread_pct";
+
+}  // namespace keys
+}  // namespace spawnlab
+
+#endif  // SPAWNLAB_RESULTS_MODEL_CONTEXT_KEYS_H_
