@@ -1,71 +1,12 @@
 // claims.h: the ledger that puts published claims to the test.
 //
-// The claims live in analysis/claims.json, one entry per claim (or per part of
-// a claim that needs its own test), each with the rule that computes its
-// verdict from benchmark rows chosen by regular expressions (re2, full match)
-// over the canonical `family/dim:value` names:
-//
-//   ratio      numerator / denominator against the claimed ratio (a number, or
-//              the published figures {"numerator": A, "denominator": B}). The
-//              95% interval of the ratio (Hodges-Lehmann on logs, see stats.h)
-//              is judged against a band around the claim: within `tolerance`
-//              of the ratio and of the effect (its log), whichever is
-//              narrower. Reproduced when the interval lies in the band;
-//              direction-only when it excludes no difference but misses the
-//              band; contradicted when it lies the opposite way, or holds no
-//              difference and stops short of the band; inconclusive when it
-//              straddles the band's edge or is wider than the claimed effect.
-//              With "metric": "counter:NAME" a user counter instead of time;
-//              a counter that is constant on both sides is exact. A
-//              counter's difference is shown beside its ratio, and the
-//              claim's too with "claimed_in_counter_unit": true.
-//   absolute   a claimed time range against the median here (the least median
-//              of the matching rows): reproduced within `factor`,
-//              contradicted when slower here by more, inconclusive when
-//              faster here by more (a slower machine would explain it), and
-//              implausible when the claim is more than `implausible_factor`
-//              below the least minimum of any matching row. With
-//              "null_syscall_row" (this machine's null system call, a row of
-//              the same file) a syscall-bound claim is also put in that
-//              unit: how many null calls the operation costs here, and what
-//              null call the claimed time would imply.
-//   direction  `faster` should be faster than `slower` (no figure claimed):
-//              reproduced if the interval of slower/faster lies above 1,
-//              contradicted if below, or if it rules out any difference larger
-//              than `negligible` (default 0.05), else inconclusive. With
-//              "metric": "counter:NAME", `slower` is the row claimed to have
-//              the larger value of that counter (a worker spread, say).
-//   difference median(minuend) - median(subtrahend) against a claimed saving:
-//              the interval of the difference (Hodges-Lehmann) against
-//              claimed/`factor` to claimed*`factor`, judged as a ratio is.
-//   shape      one ratio that should stay flat (at most `max_ratio`) and one that
-//              should grow (at least `min_ratio`): reproduced if both hold.
-//   value      a functional claim: `metric` ("counter:NAME") equals
-//              `expected` in every repetition of every row matching `rows`
-//              (skipped rows aside): reproduced, else contradicted, naming the
-//              row and repetition that differs.
-//   pending    no experiment tests it yet (or it is checked by a functional
-//              test, not a results file), with why.
-//   reading    a verdict by reading, not by measurement (not-testable-here,
-//              not-applicable, inconsistent, or a documented fact), with why.
-//
-// A measured rule may say when a machine can test it at all:
-// "testable_when": {"context": KEY, "matches": REGEX, "otherwise": REASON}.
-// A results file whose context value for KEY does not match (re2, full match)
-// gives `not-testable-here` with REASON, in which "{value}" is that value
-// (e.g. a 2007 bare-metal null system call, on a kernel that isolates page
-// tables: mitigation.meltdown "Mitigation: PTI").
-//
-// A claim's size_differs, and a testable_when's REASON, state the machine's
-// own figures through placeholders filled from that machine's results (the
-// same kernel and host, any experiment, no --quick or UML run):
-// "{median:ROW}" the median time of the canonical row ROW, "{context:KEY}" a
-// context value; "not measured on this machine" where there is none. A
-// sentence about this machine is never written in as a number.
-//
-// A claim whose experiment has no results, or whose rows have fewer than 5
-// repetitions a side, is `pending` with the reason; one whose rows were
-// skipped is `skipped` with the reason. Nothing else is ever assigned.
+// LoadClaims reads analysis/claims.json (one entry per claim, or per part of a
+// claim tested apart); Evaluate computes each claim's verdicts from results
+// files, by its rule (ratio, absolute, direction, difference, shape, value,
+// pending, reading) over rows chosen by re2 full matches of their canonical
+// names. The rules, their bands and verdicts, testable_when and the
+// placeholders are specified in analysis/README.md, "The claims ledger".
+// A verdict is only ever computed from data, or `pending`/`skipped` with why.
 //
 // Example:
 //

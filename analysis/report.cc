@@ -741,11 +741,18 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& all, const Repo
     }
   }
   const TimeUnit unit = UnitFor(medians);
+  // A change is shown only against a file that differs from the first in
+  // exactly one of kernel and host: where both differ, neither explains it.
+  auto comparable = [&base](const ResultsFile& f) {
+    return (f.kernel() == base.kernel()) != (f.host() == base.host());
+  };
   std::string out =
       absl::StrCat("## Across kernels and hosts\n\nMedians in ", unit.name,
                    "; each column is one results file. *change*: ", "against the first column (",
                    Cell(base.kernel()), " on ", Cell(base.host()), base.quick() ? ", quick" : "",
-                   "), with the U test's p-value over the repetitions.\n\n| row |");
+                   "), with the U test's p-value over the repetitions, only where exactly one "
+                   "of kernel and host differs from it; where both differ the pair is *not "
+                   "comparable* and the medians stand side by side.\n\n| row |");
   std::string rule = "|---|";
   for (size_t i = 0; i < files.size(); ++i) {
     const ResultsFile* f = files[i];
@@ -754,7 +761,7 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& all, const Repo
                     " |");
     absl::StrAppend(&rule, "---:|");
     if (i > 0) {
-      absl::StrAppend(&out, " change (p) |");
+      absl::StrAppend(&out, comparable(*f) ? " change (p) |" : " not comparable |");
       absl::StrAppend(&rule, "---:|");
     }
   }
@@ -777,7 +784,8 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& all, const Repo
                                       : "skipped",
                       " |");
       if (i == 0) continue;
-      if (s == nullptr || first == nullptr || !s->measured() || !first->measured()) {
+      if (s == nullptr || first == nullptr || !s->measured() || !first->measured() ||
+          !comparable(*files[i])) {
         absl::StrAppend(&out, " — |");
         continue;
       }

@@ -20,6 +20,7 @@
 #include "results_model/benchmark_json.h"
 #include "nlohmann/json.hpp"
 #include "results_model/context_keys.h"
+#include "results_model/host_id.h"
 
 namespace spawnlab {
 namespace analysis {
@@ -108,8 +109,12 @@ std::string ResultsFile::kernel() const {
 }
 
 std::string ResultsFile::host() const {
-  // host.id (bench/environment.h: the machine type, not its name); older files
-  // had only the machine's name.
+  // For a file with spawnlab's environment record (host.id, cpu.model): the
+  // id its own context makes (results_model/host_id.h), which tells apart
+  // machines an older host.id did not. Older files keep the machine's name.
+  if (context.count("host.id") && context.count("cpu.model")) {
+    return spawnlab::HostIdFrom(spawnlab::HostIdentityFromContext(context));
+  }
   for (const char* key : {"host.id", "host.name", "host_name"}) {
     auto it = context.find(key);
     if (it != context.end()) return it->second;

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "absl/time/time.h"
 #include "lib/command.h"
 #include "lib/probes.h"
+#include "results_model/host_id.h"
 
 namespace spawnlab {
 namespace {
@@ -129,50 +131,51 @@ std::string KernelRelease() {
   return u.release;
 }
 
-std::string HostIdFrom(absl::string_view cpu_model, int cpus, int64_t memory_gib,
-                       absl::string_view virtualization) {
-  // A slug of the model ("AMD EPYC 7B13 64-Core Processor" -> "amd-epyc-7b13"),
-  // without the words every model has.
-  std::vector<std::string> words;
-  for (absl::string_view word :
-       absl::StrSplit(cpu_model, absl::ByAnyChar(" ()@-_"), absl::SkipEmpty())) {
-    std::string w;
-    for (char c : word) {
-      if (absl::ascii_isalnum(c)) w.push_back(absl::ascii_tolower(c));
-    }
-    if (w.empty() || w == "processor" || w == "cpu" || w == "r" || w == "tm" ||
-        absl::EndsWith(w, "core") || absl::EndsWith(w, "ghz")) {
-      continue;
-    }
-    words.push_back(w);
-    if (words.size() == 3) break;
-  }
-  std::string slug = words.empty() ? "cpu" : absl::StrJoin(words, "-");
-  // FNV-1a: stable across processes and builds, unlike absl::Hash.
-  uint64_t h = 14695981039346656037ull;
-  for (char c : absl::StrCat(cpu_model, "|", cpus, "|", memory_gib, "|", virtualization)) {
-    h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  }
-  return absl::StrCat(slug, "-", cpus, "cpu-", absl::Hex(h & 0xffffff, absl::kZeroPad6));
-}
-
 std::string HostId() {
   std::string model;
   bool hypervisor;
   bool uml;
   ReadCpuInfo(&model, &hypervisor, &uml);
-  int64_t mem_gib = 0;
-  std::ifstream in("/proc/meminfo");
+  HostIdentity id;
+  id.cpu_model = model;
+  id.cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  id.virtualization = Virtualization(hypervisor, uml);
+  for (const char* name : kHashedVulnerabilities) {
+    const std::string status =
+        ReadTrimmed(absl::StrCat("/sys/devices/system/cpu/vulnerabilities/", name), "");
+    if (!status.empty()) id.vulnerabilities[name] = VulnerabilityClass(status);
+  }
+  return HostIdFrom(id);
+}
+
+// What else tells two hosts' CPUs apart, from /proc/cpuinfo's first CPU:
+// recorded beside host.id (results_model/host_id.h says why they are not hashed).
+std::map<std::string, std::string> CpuDetails() {
+  static const std::set<std::string>* const kFlags =
+      new std::set<std::string>{"pcid", "invpcid", "smap", "smep", "la57", "pti", "ibrs", "ibpb",
+                                "stibp", "md_clear", "hypervisor"};
+  std::map<std::string, std::string> out;
+  std::ifstream in("/proc/cpuinfo");
   std::string line;
-  while (std::getline(in, line)) {
-    std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
-    int64_t kib;
-    if (f.size() >= 2 && f[0] == "MemTotal:" && absl::SimpleAtoi(f[1], &kib)) {
-      mem_gib = (kib + (1 << 19)) >> 20;  // rounded: a kernel's reserve moves it a little
+  while (std::getline(in, line) && !line.empty()) {  // the first CPU's block
+    std::pair<std::string, std::string> kv = absl::StrSplit(line, absl::MaxSplits(':', 1));
+    const std::string key(absl::StripAsciiWhitespace(kv.first));
+    const std::string value(absl::StripAsciiWhitespace(kv.second));
+    if (key == "cpu family") out["cpu.family"] = value;
+    if (key == "model") out["cpu.model_number"] = value;
+    if (key == "stepping") out["cpu.stepping"] = value;
+    if (key == "microcode") out["cpu.microcode"] = value;
+    if (key == "cpu MHz") out["cpu.mhz"] = value;
+    if (key == "cache size") out["cpu.cache_size"] = value;
+    if (key == "flags") {
+      std::vector<std::string> kept;
+      for (absl::string_view flag : absl::StrSplit(value, ' ', absl::SkipEmpty())) {
+        if (kFlags->count(std::string(flag))) kept.emplace_back(flag);
+      }
+      out["cpu.flags"] = kept.empty() ? "none of them" : absl::StrJoin(kept, " ");
     }
   }
-  return HostIdFrom(model, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)), mem_gib,
-                    Virtualization(hypervisor, uml));
+  return out;
 }
 
 std::string GitRevision(absl::string_view workspace_dir) {
@@ -279,6 +282,7 @@ std::map<std::string, std::string> CollectEnvironment() {
   bool hypervisor, uml;
   ReadCpuInfo(&model, &hypervisor, &uml);
   env["host.id"] = HostId();
+  for (const auto& [key, value] : CpuDetails()) env[key] = value;
   env["cpu.model"] = model;
   env["cpu.online"] = absl::StrCat(sysconf(_SC_NPROCESSORS_ONLN));
   cpu_set_t set;

@@ -33,14 +33,11 @@ std::string KernelRelease();
 
 // A stable short name for the machine type, the second folder results are
 // filed under: the CPU model, the CPU count and a short hash of what tells
-// machine types apart (CPU model and count, memory in GiB, hypervisor, DMI
-// product), e.g. "amd-epyc-2cpu-7c1f3a". It names no host: two machines of
-// the same type share it, and a results folder can be compared across them.
+// machine types apart (results_model/host_id.h: CPU model and count,
+// virtualization, the class of each CPU vulnerability), e.g.
+// "amd-epyc-2cpu-7c1f3a". It names no host by name.
 std::string HostId();
 
-// The same, from its parts (for tests).
-std::string HostIdFrom(absl::string_view cpu_model, int cpus, int64_t memory_gib,
-                       absl::string_view virtualization);
 
 // The git revision of the checkout at `workspace_dir` (read from .git, with no
 // git process); "unknown" if there is none. Whether the tree matches it is
