@@ -1,39 +1,13 @@
-// bench.h: the main() every spawnlab bench shares, and its conventions.
+// bench.h: the main() every spawnlab bench shares (SPAWNLAB_BENCH_MAIN).
 //
-// BenchMain parses Google Benchmark's flags and spawnlab's own (--help lists them):
-//
-//   --quick        a smoke run of a few seconds (fewer repetitions, shorter rows)
-//   --out=PATH     where the JSON goes (relative to where `bazel run` was started).
-//                  By default $BUILD_WORKSPACE_DIRECTORY/results/<kernel>/<host>/
-//                  <experiment>.json for a full run; a --quick run writes
-//                  <experiment>.quick.json and a filtered one <experiment>.filtered.json
-//                  beside it, so that neither ever replaces a full run.
-//   --cpu=N        pin the bench to CPU N; -1 (the default) is the last allowed
-//                  CPU, and --cpu=none leaves it unpinned
-//   --lock=wait    take the machine's bench lock first (bench_lock.h): wait for
-//                  another bench (wait), refuse at once (fail), or don't (none)
-//   --processes=N  measure in N fresh processes, one after another, each with
-//                  its share of the repetitions, merged into one file
-//                  (BenchDefaults::processes; 1 with --quick)
-//
-// Results are never lost: Google Benchmark writes into a private folder
-// (mkdtemp), and only a run that completed and measured at least one row is
-// written over the target whole (safe_file.h: never through a link, never over
-// a device; --out=/dev/null writes into the device), as strict JSON (null, never a bare NaN), with the run's
-// conditions (run_record.h) and the lock's story added to its `context`. A
-// filter that matches nothing, an invalid filter, --benchmark_list_tests or an
-// interrupted run leave the previous file as it was.
-//
-// The console shows one line per row (median, min, cv, repetitions), skipped
-// rows with their reason, then the bench's key ratios paired by round; with
-// --benchmark_format=console|json|csv it is Google Benchmark's own reporter.
-// It exits non-zero if a row failed (a skipped row is not a failure).
-//
-// A row the machine cannot run is *skipped*, not failed: Google Benchmark 1.7.1
-// has no SkipWithMessage, so SkipRow calls SkipWithError with a message that
-// starts with kSkippedPrefix, which the analysis tells apart from an error:
-//
-//   "error_occurred": true, "error_message": "skipped: clone3: the kernel lacks it ..."
+// BenchMain runs a bench in rounds (each round every row once, shuffled), in
+// --processes fresh processes, under the machine's bench lock, and writes one
+// results file whole or not at all (safe_file.h), with the run's conditions in
+// its context; its last screen is the rows and the key ratios. Its flags and
+// their bounds are listed by --help; README.md, "What the bench prints", says
+// where the JSON goes. Out-of-range counts are usage errors (exit 2); a failed
+// row exits 1; a row the machine cannot run is skipped (SkipRow: an
+// error_message starting "skipped: ", which the analysis tells from an error).
 //
 // Example (experiments/foo/bench.cc):
 //

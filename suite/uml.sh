@@ -27,6 +27,9 @@ if [[ -z "$ws" ]]; then
 fi
 suite="$PWD/$1"
 report="$PWD/$2"
+# PID 1's helper (loopback up, power off), built beside the suite: a minimal
+# Debian has neither ip, ifconfig nor poweroff.
+pid1="$(dirname "$suite")/uml_pid1"
 shift 2
 timeout_s=1800
 do_report=1
@@ -90,7 +93,7 @@ cat > "$tmp/init" <<INIT
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t tmpfs tmpfs /dev/shm 2>/dev/null
-ip link set lo up 2>/dev/null || ifconfig lo up
+"$pid1" lo-up
 cd "$PWD"
 export RUNFILES_DIR="$runfiles" BUILD_WORKSPACE_DIRECTORY="$ws" HOME=/root \
   PATH=/usr/bin:/bin:/usr/sbin:/sbin SPAWNLAB_LOCK_FILE="$tmp/uml-bench.lock"
@@ -98,7 +101,7 @@ echo "uml: Linux \$(uname -r) is up; the suite starts" > /dev/console
 eval "set -- \$(cat "$tmp/args")"
 "$suite" --quick --keep_quick --report=false "\$@" > /dev/console 2>&1
 echo \$? > "$tmp/status"
-exec poweroff -f
+exec "$pid1" poweroff
 INIT
 chmod +x "$tmp/init"
 
