@@ -69,6 +69,9 @@ ABSL_FLAG(int, processes, 0,
           "Measure in this many fresh processes (1 to 100), one after another, each with its "
           "share of the rounds, merged into one results file: the process is the sample unit "
           "of //analysis:compare. 0: the bench's default (10; 1 with --quick).");
+ABSL_FLAG(bool, rows, false,
+          "Print every row and every key ratio at the end, not only the bench's answer "
+          "(its headline table and ratios).");
 ABSL_FLAG(std::string, spawnlab_worker, "",
           "Internal: K/N, this is process K of N of a run made by its parent (--processes).");
 
@@ -647,7 +650,13 @@ int Conclude(const Plan& plan, const nlohmann::json& doc, const BenchDefaults& d
   const RowCounts counts = CountRows(doc);
   const nlohmann::json& context = doc["context"];
   std::ostream& say = plan.own_display ? std::cerr : std::cout;
-  if (!plan.own_display) PrintSummary(doc, defaults, say);
+  if (!plan.own_display) {
+    // The answer last, where the user looks; every row behind --rows.
+    const bool answered = !absl::GetFlag(FLAGS_rows) && !defaults.headline.empty() &&
+                          PrintHeadline(doc, defaults.headline, say);
+    if (!answered) PrintSummary(doc, defaults, say);
+    if (answered) say << "\n(every row and key ratio: --rows; everything: the results file below)\n";
+  }
   say << "\nrun: " << context.value("run.seconds", "?") << " s" << how
       << ", noisy: " << context.value("run.noisy", "?") << "\nresults: " << plan.out << " ("
       << plan.run_kind << " run: " << counts.measured << " rows measured, " << counts.skipped

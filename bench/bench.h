@@ -35,7 +35,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
-#include "bench/bench_processes.h"  // RunProcesses
+#include "bench/bench_processes.h"
+#include "bench/headline.h"  // RunProcesses
 #include "results_model/bench_results.h"    // kSkippedPrefix
 #include "lib/clock.h"          // MonotonicNanos
 #include "lib/runfiles.h"       // RunfileOrExit, for registration functions
@@ -134,6 +135,9 @@ struct BenchDefaults {
   // row that differs only in that dimension, which the baseline has at that
   // value (e.g. {"method", "vfork"}), paired by round. Empty: none.
   std::vector<RatioBaseline> ratio_baselines;
+  // The bench's answer, printed as its last screen (headline.h); every row
+  // and key ratio then only with --rows. Empty: the rows, as before.
+  Headline headline;
   // A fixed reference row (canonical name) whose repetitions, in round order,
   // show how far the machine drifted during the run; recorded in the context
   // as spawnlab.canary.* and part of run.noisy. Empty: none.

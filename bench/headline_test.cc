@@ -1,0 +1,70 @@
+// headline_test.cc: the answer table and its ratios, from a results document.
+
+#include "bench/headline.h"
+
+#include <sstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace spawnlab {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Three rounds of four rows: fork and vfork from two parents, times in us.
+nlohmann::json Doc() {
+  nlohmann::json rows = nlohmann::json::array();
+  auto add = [&rows](const std::string& method, const std::string& parent, double t) {
+    for (int k = 0; k < 3; ++k) {
+      rows.push_back({{"name", "spawn/method:" + method + "/child:minimal/parent:" + parent},
+                      {"run_name", "spawn/method:" + method + "/child:minimal/parent:" + parent},
+                      {"run_type", "iteration"},
+                      {"repetition_index", k},
+                      {"real_time", t * (1 + 0.01 * k)},
+                      {"time_unit", "us"}});
+    }
+  };
+  add("fork", "minimal", 100);
+  add("vfork", "minimal", 40);
+  add("fork", "1g-touched", 2000);
+  add("vfork", "1g-touched", 40);
+  return {{"context", nlohmann::json::object()}, {"benchmarks", rows}};
+}
+
+Headline Clone3Like() {
+  Headline h;
+  h.title = "spawn cost";
+  h.row_dim = "method";
+  h.col_dim = "parent";
+  h.fixed = {{"child", "minimal"}};
+  h.ratios = {{{"method", "vfork"}, {{"parent", "minimal"}}},
+              {{"parent", "minimal"}, {{"method", "fork"}}}};
+  return h;
+}
+
+TEST(Headline, TableOfMediansWithIntervalsThenPairedRatios) {
+  std::ostringstream out;
+  ASSERT_TRUE(PrintHeadline(Doc(), Clone3Like(), out));
+  const std::string text = out.str();
+  EXPECT_THAT(text, HasSubstr("spawn cost (child:minimal; median [95% interval], us)"));
+  EXPECT_THAT(text, HasSubstr("minimal"));
+  EXPECT_THAT(text, HasSubstr("1g-touched"));
+  EXPECT_THAT(text, HasSubstr("101 [100, 102]"));  // fork, minimal: its three rounds
+  EXPECT_THAT(text, HasSubstr("fork / vfork"));
+  EXPECT_THAT(text, HasSubstr("2.50x"));
+  EXPECT_THAT(text, HasSubstr("1g-touched / minimal"));
+  EXPECT_THAT(text, HasSubstr("20.00x"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("vfork / vfork")));
+}
+
+TEST(Headline, NothingMatchingPrintsNothing) {
+  Headline h = Clone3Like();
+  h.fixed = {{"child", "static"}};
+  std::ostringstream out;
+  EXPECT_FALSE(PrintHeadline(Doc(), h, out));
+  EXPECT_TRUE(out.str().empty());
+}
+
+}  // namespace
+}  // namespace spawnlab
