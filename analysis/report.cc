@@ -129,6 +129,48 @@ std::string Xml(absl::string_view s) {
   return absl::StrReplaceAll(s, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}});
 }
 
+// A chart's vertical axis: linear from zero, or, where the values span more
+// than 20x (a 4 GiB fork beside a minimal one), logarithmic over whole powers
+// of ten, so that every bar can be read.
+struct Axis {
+  bool log = false;
+  double bottom = 0, top = 1;  // log: powers of ten
+  std::vector<double> ticks;
+  // Where `v` sits, from 0 (the bottom) to 1 (the top).
+  double Fraction(double v) const {
+    if (!log) return v / top;
+    if (!(v > 0)) return 0;
+    return std::max(0.0, (std::log10(v) - std::log10(bottom)) /
+                             (std::log10(top) - std::log10(bottom)));
+  }
+};
+
+Axis MakeAxis(double max, double min_positive) {
+  Axis a;
+  if (max > 0 && min_positive > 0 && max / min_positive > 20) {
+    a.log = true;
+    a.bottom = std::pow(10.0, std::floor(std::log10(min_positive)));
+    a.top = std::pow(10.0, std::ceil(std::log10(max * 1.05)));
+    for (double v = a.bottom; v <= a.top * 1.001; v *= 10) a.ticks.push_back(v);
+    return a;
+  }
+  // Round ticks: a step of 1, 2, 2.5 or 5 times a power of ten, about five of
+  // them, the top one above the highest dot.
+  const double raw = (max > 0 ? max * 1.05 : 1) / 5;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = 10 * mag;
+  for (double m : {1.0, 2.0, 2.5, 5.0}) {
+    if (m * mag >= raw) {
+      step = m * mag;
+      break;
+    }
+  }
+  const int ticks = static_cast<int>(std::ceil((max > 0 ? max * 1.05 : 1) / step));
+  a.top = step * ticks;
+  for (int i = 0; i <= ticks; ++i) a.ticks.push_back(step * i);
+  return a;
+}
+
 // One bar per x value with every repetition drawn as a dot on it: the spread
 // that a Mermaid bar chart cannot show. `bars`: (x value, samples in µs).
 // Deterministic: the same input gives the same bytes.
@@ -144,24 +186,15 @@ std::string SpreadSvg(const std::string& title,
       std::max({720, kLeft + kRight + static_cast<int>(bars.size() * (longest * 7 + 16)),
                 kLeft + kRight + static_cast<int>(title.size() * 8)});
   const int plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
-  double max = 0;
+  double max = 0, min_positive = 0;
   for (const auto& [x, v] : bars) {
-    for (double y : v) max = std::max(max, y);
-  }
-  // Round ticks: a step of 1, 2, 2.5 or 5 times a power of ten, about five of
-  // them, the top one above the highest dot.
-  const double raw = (max > 0 ? max * 1.05 : 1) / 5;
-  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = 10 * mag;
-  for (double m : {1.0, 2.0, 2.5, 5.0}) {
-    if (m * mag >= raw) {
-      step = m * mag;
-      break;
+    for (double y : v) {
+      max = std::max(max, y);
+      if (y > 0 && (min_positive == 0 || y < min_positive)) min_positive = y;
     }
   }
-  const int ticks = static_cast<int>(std::ceil((max > 0 ? max * 1.05 : 1) / step));
-  const double top = step * ticks;
-  auto y_of = [&](double v) { return kTop + plot_h - v / top * plot_h; };
+  const Axis axis = MakeAxis(max, min_positive);
+  auto y_of = [&](double v) { return kTop + plot_h - axis.Fraction(v) * plot_h; };
   std::string out = absl::StrCat(
       kGeneratedMarker, "\n",
       absl::StrFormat("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -169,19 +202,20 @@ std::string SpreadSvg(const std::string& title,
                       kWidth, kHeight, kWidth, kHeight),
       absl::StrFormat("<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", kWidth, kHeight),
       absl::StrFormat("<text x=\"%d\" y=\"22\" font-size=\"14\">", kLeft), Xml(title), "</text>\n");
-  // The axis from zero.
-  for (int i = 0; i <= ticks; ++i) {
-    const double v = step * i;
+  // The axis: from zero, or in powers of ten on a log scale.
+  for (const double v : axis.ticks) {
     absl::StrAppend(
         &out,
         absl::StrFormat("<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
                         kLeft, kWidth - kRight, y_of(v), y_of(v)),
-        absl::StrFormat("<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", kLeft - 6,
-                        y_of(v) + 4, v));
+        absl::StrFormat("<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", kLeft - 6,
+                        y_of(v) + 4,
+                        v == std::floor(v) ? absl::StrFormat("%.0f", v) : absl::StrFormat("%g", v)));
   }
   absl::StrAppend(&out, absl::StrFormat("<text x=\"16\" y=\"%d\" transform=\"rotate(-90 16 %d)\" "
                                         "text-anchor=\"middle\">%s</text>\n",
-                                        kTop + plot_h / 2, kTop + plot_h / 2, Xml(unit)));
+                                        kTop + plot_h / 2, kTop + plot_h / 2,
+                                        Xml(axis.log ? unit + ", log scale" : unit)));
   const double slot = bars.empty() ? plot_w : static_cast<double>(plot_w) / bars.size();
   for (size_t i = 0; i < bars.size(); ++i) {
     const auto& [x, v] = bars[i];

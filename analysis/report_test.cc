@@ -98,11 +98,16 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   EXPECT_THAT(clone3, HasSubstr("    y-axis \"us\" 0 --> 470\n    bar [404.0, 404.0, 424.2]"));
   // Beside each chart, an SVG with every repetition, from zero too.
   EXPECT_THAT(clone3, HasSubstr("every repetition: [clone3-1.svg](clone3-1.svg)"));
-  const std::string svg = Read(out + "/clone3-1.svg");
+  const std::string svg = Read(out + "/clone3-2.svg");  // vfork: 404-424 us
   EXPECT_THAT(svg, ::testing::StartsWith(kGeneratedMarker));
   EXPECT_THAT(svg, HasSubstr("<svg xmlns=\"http://www.w3.org/2000/svg\""));
   EXPECT_THAT(svg, HasSubstr(">0</text>"));
   EXPECT_THAT(svg, HasSubstr("<circle"));
+  EXPECT_THAT(svg, ::testing::Not(HasSubstr("log scale")));
+  // fork: 1.41 to 56.6 ms, more than 20x: a log scale, so every bar can be read.
+  const std::string wide = Read(out + "/clone3-1.svg");
+  EXPECT_THAT(wide, HasSubstr("log scale"));
+  EXPECT_THAT(wide, ::testing::Not(HasSubstr(">0</text>")));
   // Titles name the split dimension and the statistic.
   EXPECT_THAT(clone3, HasSubstr("title \"method: vfork — spawn to reaped, by parent, minimal child "
                                 "(median, us)\""));
@@ -177,7 +182,8 @@ TEST(Report, WritesIndexExperimentsAndLedgerDeterministically) {
   EXPECT_EQ(Read(out + "/README.md"), index);
   EXPECT_EQ(Read(out + "/clone3.md"), clone3);
   EXPECT_EQ(Read(out + "/claims.md"), ledger);
-  EXPECT_EQ(Read(out + "/clone3-1.svg"), svg);
+  EXPECT_EQ(Read(out + "/clone3-2.svg"), svg);
+  EXPECT_EQ(Read(out + "/clone3-1.svg"), wide);
 }
 
 // The tolerance clone3's README states (±10%), written out: a changed spec
