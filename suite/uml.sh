@@ -115,6 +115,7 @@ if [[ -d /dev/shm && -w /dev/shm ]]; then uml_tmp=/dev/shm; fi
 # stopped can be read afterwards. It dies with this script, even of SIGKILL
 # (setpriv --pdeathsig), so that no UML goes on writing into results/; it
 # does not inherit the lock's descriptor, which dies with us too.
+: > "$tmp/console"  # before tail follows it: the background job makes it too late
 TMPDIR=$uml_tmp setsid setpriv --pdeathsig KILL "$uml" {lock_fd}<&- mem=2G root=/dev/root rootfstype=hostfs rootflags=/ rw quiet \
   uml_dir="$tmp" init="$tmp/init" con=null con0=fd:0,fd:1 < /dev/null > "$tmp/console" 2>&1 &
 uml_pid=$!
