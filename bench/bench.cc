@@ -719,6 +719,11 @@ int RunHere(const CommandLine& cl, const Plan& plan, const std::string& lock_sto
     }
     scratch.emplace(*std::move(made));
     tmp = scratch->path() + "/raw.json";
+    // From now on an interrupt removes the folder: registering the rounds
+    // (the environment record runs commands) can take seconds.
+    memcpy(g_tmp_path, tmp.c_str(), tmp.size() + 1);
+    memcpy(g_tmp_dir, scratch->path().c_str(), scratch->path().size() + 1);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) signal(sig, RemoveTmpAndDie);
   }
   std::vector<std::string> gb = GoogleBenchmarkArgs(cl, plan, tmp);
   std::vector<char*> gb_argv;
@@ -730,11 +735,6 @@ int RunHere(const CommandLine& cl, const Plan& plan, const std::string& lock_sto
   AddRunContext(plan, defaults);
   const std::vector<std::string> row_order = RegisterRounds(plan, reg);
   std::unique_ptr<benchmark::BenchmarkReporter> inner = UserReporter(cl, plan);
-  if (plan.we_write) {
-    memcpy(g_tmp_path, tmp.c_str(), tmp.size() + 1);
-    memcpy(g_tmp_dir, scratch->path().c_str(), scratch->path().size() + 1);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) signal(sig, RemoveTmpAndDie);
-  }
   const Measured m = RunRounds(plan, inner.get(), defaults);
   if (plan.list_tests) return 0;
   if (m.matched == 0) {
