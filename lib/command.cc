@@ -102,11 +102,20 @@ absl::StatusOr<UniqueFd> OpenStdio(const Stdio& s, int target, UniqueFd* parent_
 
 }  // namespace
 
+namespace {
+// Set by SetCommandSpawnMethodForTesting; otherwise the probe decides.
+std::optional<SpawnMethod> forced_method;
+}  // namespace
+
 SpawnMethod CommandSpawnMethod() {
+  if (forced_method.has_value()) return *forced_method;
+  // Probed once per process: a clone3 that is tried and refused.
   static const SpawnMethod method =
       ProbeCloneClearSighand().ok() ? SpawnMethod::kClone3 : SpawnMethod::kVfork;
   return method;
 }
+
+void SetCommandSpawnMethodForTesting(std::optional<SpawnMethod> method) { forced_method = method; }
 
 Command& Command::Arg(std::string arg) {
   args_.push_back(std::move(arg));
@@ -219,8 +228,7 @@ absl::StatusOr<Process> Command::Start() const {
 
   SpawnOptions options;
   options.working_dir = dir_;
-  options.reset_signal_handlers = true;
-  options.default_signals = true;
+  options.restore_signals = true;
   options.new_process_group = new_process_group_;
   options.close_other_fds = close_other_fds_;
   // Wait() polls the pidfd only when it has pipes to watch.

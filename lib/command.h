@@ -6,9 +6,12 @@
 // file; output captured; a timeout that kills the child; the exit status as a
 // value; errors as Status (NotFound, PermissionDenied, DeadlineExceeded,
 // InvalidArgument for a NUL inside a path, argument or variable). The child
-// starts as a fresh program expects: every signal at its default action
-// (SIGPIPE too, if the caller ignores it) and none blocked. Optionally it
-// leads its own process group, so that a timeout kills all it started.
+// starts as a fresh program expects, as Python's restore_signals has it: no
+// handler of the caller's, SIGPIPE and SIGXFSZ at their default action even
+// if the caller ignores them, and no signal blocked; a signal the caller's
+// own parent chose to ignore (nohup's SIGHUP) stays ignored, as exec intends.
+// Optionally it leads its own process group, so that a timeout kills all it
+// started.
 //
 // Underneath it is the fastest spawn lib/spawn offers: clone3 with
 // CLONE_VM | CLONE_VFORK and CLONE_CLEAR_SIGHAND (the child shares the
@@ -175,6 +178,12 @@ class Command {
 // The spawn method Command uses on this kernel: clone3 where CLONE_CLEAR_SIGHAND
 // works, else vfork.
 SpawnMethod CommandSpawnMethod();
+
+// For tests of the path a kernel before 5.5 takes (vfork, the handlers reset
+// by hand in the child), which a newer kernel never does: forces `method`
+// (kClone3 or kVfork), or with nullopt returns to the probe. Not thread-safe
+// against a concurrent Start.
+void SetCommandSpawnMethodForTesting(std::optional<SpawnMethod> method);
 
 }  // namespace spawnlab
 

@@ -110,6 +110,7 @@ struct ExecArgs {
   bool only_ignored_left = false;
   uint64_t ignored_in_parent = 0;
   bool default_signals = false;            // SIG_IGN to SIG_DFL as well, empty mask
+  bool restore_signals = false;            // SIGPIPE and SIGXFSZ to SIG_DFL, empty mask
   bool new_process_group = false;          // setpgid(0, 0)
   bool close_other_fds = false;            // only 0-2 and the fd_map targets reach exec
   int cgroup_fd = -1;                      // >= 0: write "0" to its cgroup.procs first
@@ -244,7 +245,13 @@ __attribute__((no_sanitize("address"))) int PrepareAndExec(ExecArgs* args, int* 
       }
     }
   }
-  if (args->default_signals) {
+  if (args->restore_signals) {
+    struct sigaction dfl = {};
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGPIPE, &dfl, nullptr);
+    sigaction(SIGXFSZ, &dfl, nullptr);
+  }
+  if (args->default_signals || args->restore_signals) {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -363,6 +370,7 @@ SPAWNLAB_WRAPPER ExecArgs MakeArgs(const ExecSpec& spec, const SpawnOptions& opt
   if (!options.working_dir.empty()) args.working_dir = options.working_dir.c_str();
   args.exec_fd = options.exec_fd;
   args.default_signals = options.default_signals;
+  args.restore_signals = options.restore_signals;
   args.new_process_group = options.new_process_group;
   args.close_other_fds = options.close_other_fds;
   args.cgroup_fd = options.cgroup_fd;  // clone3 and clone3-cow: CLONE_INTO_CGROUP instead
@@ -395,8 +403,10 @@ absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method, const ExecSpec& spe
   // blocked until the child has reset them.
   // default_signals needs the window closed too: the ignored signals are
   // reset in the child, and clone3's CLONE_CLEAR_SIGHAND leaves those alone.
-  const bool by_hand =
-      (options.reset_signal_handlers && method != SpawnMethod::kClone3) || options.default_signals;
+  // restore_signals does not: it names its two signals, and the child sets
+  // them after the kernel has cleared every handler.
+  const bool reset = options.reset_signal_handlers || options.restore_signals;
+  const bool by_hand = (reset && method != SpawnMethod::kClone3) || options.default_signals;
   BlockedSignals blocked(by_hand);
   args.reset_handlers_in_child = by_hand;
   args.restore_mask = blocked.old();
@@ -425,8 +435,8 @@ absl::StatusOr<Child> SpawnSharingMemory(SpawnMethod method, const ExecSpec& spe
       struct clone_args ca = {};
       ca.flags = CLONE_VM | CLONE_VFORK;
       if (options.want_pidfd) ca.flags |= CLONE_PIDFD;
-      if (options.reset_signal_handlers || options.default_signals) {
-        ca.flags |= CLONE_CLEAR_SIGHAND;
+      if (reset || options.default_signals) ca.flags |= CLONE_CLEAR_SIGHAND;
+      if (options.default_signals) {
         uint64_t caught;
         args.only_ignored_left = ReadSignalDispositions(&caught, &args.ignored_in_parent);
       }
@@ -482,7 +492,7 @@ SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnCopyingMemory(SpawnMethod method, co
   args.error_fd = write_end.get();
   // The child's memory is its own: a handler running there cannot hurt the
   // parent, so resetting them needs no blocked window.
-  args.reset_handlers_in_child = options.reset_signal_handlers;
+  args.reset_handlers_in_child = options.reset_signal_handlers || options.restore_signals;
   ChildAccess::Report deferred_report;
   if (options.exec_errors == ExecErrors::kAtWait) {
     deferred_report =
@@ -587,15 +597,21 @@ SPAWNLAB_WRAPPER absl::StatusOr<Child> SpawnPosix(const ExecSpec& spec,
   }
   posix_spawnattr_t attr;
   posix_spawnattr_t* attr_ptr = nullptr;
-  if (options.default_signals || options.new_process_group) {
+  if (options.default_signals || options.restore_signals || options.new_process_group) {
     posix_spawnattr_init(&attr);
     attr_ptr = &attr;
     short flags = 0;
-    if (options.default_signals) {
-      sigset_t all, none;
-      sigfillset(&all);
+    if (options.default_signals || options.restore_signals) {
+      sigset_t to_default, none;
+      if (options.default_signals) {
+        sigfillset(&to_default);
+      } else {
+        sigemptyset(&to_default);
+        sigaddset(&to_default, SIGPIPE);
+        sigaddset(&to_default, SIGXFSZ);
+      }
       sigemptyset(&none);
-      posix_spawnattr_setsigdefault(&attr, &all);
+      posix_spawnattr_setsigdefault(&attr, &to_default);
       posix_spawnattr_setsigmask(&attr, &none);
       flags |= POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
     }

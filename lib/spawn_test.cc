@@ -502,6 +502,41 @@ TEST_P(SpawnTest, DefaultSignalsGiveTheChildAFreshStart) {
   EXPECT_NE(*inherited, *out);
 }
 
+// restore_signals: SIGPIPE and SIGXFSZ back at SIG_DFL and the mask empty;
+// SIGHUP, ignored by the parent's own parent (nohup), stays ignored.
+TEST_P(SpawnTest, RestoreSignalsResetsPipeAndXfszOnly) {
+  if (GetParam() == SpawnMethod::kClone3) {
+    if (absl::Status s = ProbeCloneClearSighand(); !s.ok()) GTEST_SKIP() << s;
+  }
+  struct sigaction ign = {}, old_pipe, old_xfsz, old_hup;
+  ign.sa_handler = SIG_IGN;
+  ASSERT_EQ(sigaction(SIGPIPE, &ign, &old_pipe), 0);
+  ASSERT_EQ(sigaction(SIGXFSZ, &ign, &old_xfsz), 0);
+  ASSERT_EQ(sigaction(SIGHUP, &ign, &old_hup), 0);
+  sigset_t usr2, old_mask;
+  sigemptyset(&usr2);
+  sigaddset(&usr2, SIGUSR2);
+  pthread_sigmask(SIG_BLOCK, &usr2, &old_mask);
+  SpawnOptions options;
+  options.restore_signals = true;
+  const ExecSpec grep("/bin/grep", {"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"});
+  absl::StatusOr<std::string> out = Output(GetParam(), grep, options);
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  sigaction(SIGPIPE, &old_pipe, nullptr);
+  sigaction(SIGXFSZ, &old_xfsz, nullptr);
+  sigaction(SIGHUP, &old_hup, nullptr);
+  ASSERT_THAT(out, IsOk()) << out.status();
+  std::vector<std::string> lines = absl::StrSplit(*out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u) << *out;
+  uint64_t blocked = 0, ignored = 0;
+  ASSERT_TRUE(absl::SimpleHexAtoi(absl::StripPrefix(lines[0], "SigBlk:\t"), &blocked)) << *out;
+  ASSERT_TRUE(absl::SimpleHexAtoi(absl::StripPrefix(lines[1], "SigIgn:\t"), &ignored)) << *out;
+  const auto bit = [](int sig) { return uint64_t{1} << (sig - 1); };
+  EXPECT_EQ(blocked & ~(bit(32) | bit(33)), 0u) << *out;
+  EXPECT_EQ(ignored & (bit(SIGPIPE) | bit(SIGXFSZ)), 0u) << *out;
+  EXPECT_NE(ignored & bit(SIGHUP), 0u) << *out;
+}
+
 TEST_P(SpawnTest, ANewProcessGroupIsLedByTheChild) {
   SpawnOptions options;
   options.new_process_group = true;

@@ -77,7 +77,7 @@ void BM_CommandRun(benchmark::State& state, bool capture) {
 void BM_SpawnPath(benchmark::State& state) {
   ExecSpec spec(child_path, {child_path});
   SpawnOptions options;  // what Command asks for a child with no pipes
-  options.reset_signal_handlers = true;
+  options.restore_signals = true;
   options.want_pidfd = false;
   TimeEach(state, [&]() -> absl::Status {
     absl::StatusOr<Child> c = Spawn(CommandSpawnMethod(), spec, options);
