@@ -296,7 +296,8 @@ namespace {
 
 // Full runs only: a --quick or filtered run (clone3.quick.json,
 // clone3.filtered.json) and a bench's unfinished temporary file are no
-// evidence. (A rerun, clone3.rerun.json, is read, and kept apart.) Regular files only (a FIFO is
+// evidence, and a default run of the answer's rows (clone3.headline.json)
+// is the bench's last screen, not a report's: the suite runs --full. (A rerun, clone3.rerun.json, is read, and kept apart.) Regular files only (a FIFO is
 // passed over, not read); a link to a file is followed (Bazel's runfiles are links), a link to a
 // folder is not, so a link loop cannot trap the walk.
 bool IsResultsFile(const std::filesystem::directory_entry& e) {
@@ -304,6 +305,7 @@ bool IsResultsFile(const std::filesystem::directory_entry& e) {
   std::error_code ec;
   return e.is_regular_file(ec) && absl::EndsWith(name, ".json") &&
          !absl::EndsWith(name, ".quick.json") && !absl::EndsWith(name, ".filtered.json") &&
+         !absl::EndsWith(name, ".headline.json") &&
          !absl::StrContains(name, ".tmp-");
 }
 

@@ -50,6 +50,7 @@
 #include "lib/safe_file.h"
 #include "lib/spawn.h"
 #include "results_model/context_keys.h"
+#include "results_model/stopping.h"
 
 ABSL_FLAG(bool, quick, false,
           "A smoke run of a few seconds: 2 repetitions, short rows. Writes "
@@ -66,9 +67,18 @@ ABSL_FLAG(std::string, lock, "wait",
 ABSL_FLAG(std::string, lock_file, "",
           "The lock file (default: $SPAWNLAB_LOCK_FILE, else /run/lock/spawnlab-bench.lock).");
 ABSL_FLAG(int, processes, 0,
-          "Measure in this many fresh processes (1 to 100), one after another, each with its "
-          "share of the rounds, merged into one results file: the process is the sample unit "
-          "of //analysis:compare. 0: the bench's default (10; 1 with --quick).");
+          "Measure in exactly this many fresh processes (1 to 100), one after another, each "
+          "with its share of the rounds, merged into one results file: the process is the "
+          "sample unit of //analysis:compare. 0: stop by the rule of --target and "
+          "--max_seconds (1 process with --quick).");
+ABSL_FLAG(bool, full, false,
+          "Measure every row (the suite does), not only the rows of the bench's answer.");
+ABSL_FLAG(double, target, 0,
+          "Stop once every key ratio's 95% interval over processes is within this fraction "
+          "of its estimate (0.01: ±1%), after at least 3 processes. 0: the bench's default.");
+ABSL_FLAG(double, max_seconds, 0,
+          "Start no process that would end after this many seconds from the first (at least 3 "
+          "processes run). 0: the bench's default.");
 ABSL_FLAG(bool, rows, false,
           "Print every row and every key ratio at the end, not only the bench's answer "
           "(its headline table and ratios).");
@@ -165,6 +175,9 @@ class ProgressTicker {
 // unbounded count runs the machine out of memory before the first row runs.
 constexpr int kMaxRounds = 1000;
 constexpr int kMaxProcesses = 100;
+// The most processes a run that stops by itself starts (bench.h: target).
+constexpr int kMaxAdaptiveProcesses = 30;
+constexpr double kMaxSeconds = 24 * 3600;
 constexpr double kMaxMinTime = 60;
 
 std::string FormatTime(double value, absl::string_view unit) {
@@ -349,7 +362,12 @@ struct Plan {
   std::optional<std::string> filter, format;
   int worker = 0, workers = 0;  // process K of N of a run made by its parent
   int processes = 1;            // how many processes this one runs (1: it measures)
+  bool adaptive = false;        // processes is a most: the stopping rule ends the run
+  double target = 0, max_seconds = 0;
   int rounds = 1;
+  int rounds_per_process = 1;
+  bool headline_rows = false;   // only the bench's default_rows (no --full, no filter)
+  std::string default_rows;
   double min_time = 0;
   std::string run_kind, out, pinned = "none", lock_mode, lock_file;
   int argc = 0;
@@ -365,6 +383,34 @@ absl::Status ParseWorker(Plan& plan) {
     return absl::InvalidArgumentError(
         absl::StrCat("--spawnlab_worker=", w, ": expected K/N with 1 <= K <= N"));
   }
+  return absl::OkStatus();
+}
+
+// The stopping rule of a run that sets no --processes: as many processes as
+// it takes, each with the rounds the bench's default plan gives one.
+absl::Status PlanStopping(const BenchDefaults& defaults, int asked, Plan& plan) {
+  const double target = absl::GetFlag(FLAGS_target);
+  const double max_seconds = absl::GetFlag(FLAGS_max_seconds);
+  if (!(target >= 0 && target <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--target=", target, ": expected a fraction from 0 to 1 (0.01: ±1%; 0: the default)"));
+  }
+  if (!(max_seconds >= 0 && max_seconds <= kMaxSeconds)) {
+    return absl::InvalidArgumentError(absl::StrCat("--max_seconds=", max_seconds,
+                                                   ": expected 0 (the default) to ", kMaxSeconds));
+  }
+  if (asked > 0 && (target > 0 || max_seconds > 0)) {
+    return absl::InvalidArgumentError(
+        "--target and --max_seconds set when a run stops; --processes=N fixes it at N "
+        "processes: give one or the other");
+  }
+  plan.target = target > 0 ? target : defaults.target;
+  plan.max_seconds = max_seconds > 0 ? max_seconds : defaults.max_seconds;
+  if (asked > 0 || plan.processes <= 1) return absl::OkStatus();
+  plan.adaptive = true;
+  const int default_processes = std::max(1, defaults.processes);
+  plan.rounds_per_process = (plan.rounds + default_processes - 1) / default_processes;
+  plan.processes = kMaxAdaptiveProcesses;
   return absl::OkStatus();
 }
 
@@ -405,18 +451,22 @@ absl::Status PlanSizes(const CommandLine& cl, const BenchDefaults& defaults, Pla
     plan.processes = 1;
   }
   plan.processes = std::min(plan.processes, plan.rounds);
-  return absl::OkStatus();
+  plan.rounds_per_process = (plan.rounds + plan.processes - 1) / plan.processes;
+  return PlanStopping(defaults, asked, plan);
 }
 
 // Where the results go: never over a full run unless --out says so, never
 // through a link, never into a directory (found now, not after the run).
 absl::Status PlanOutput(Plan& plan) {
-  plan.run_kind = plan.quick ? "quick" : plan.filter ? "filtered" : "full";
+  plan.run_kind = plan.quick            ? "quick"
+                  : plan.filter         ? "filtered"
+                  : plan.headline_rows ? "headline"
+                                        : "full";
   plan.out = FromWorkingDirectory(absl::GetFlag(FLAGS_out));
   if (plan.out.empty()) {
     const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
     plan.out = DefaultResultsPath(workspace != nullptr ? workspace : "", plan.experiment,
-                                  plan.quick ? ".quick" : plan.filter ? ".filtered" : "");
+                                  plan.run_kind == "full" ? "" : absl::StrCat(".", plan.run_kind));
   }
   if (!plan.we_write) return absl::OkStatus();
   std::error_code ec;
@@ -456,6 +506,9 @@ absl::StatusOr<Plan> MakePlan(const CommandLine& cl, absl::string_view experimen
   plan.quick = absl::GetFlag(FLAGS_quick);
   plan.list_tests = cl.GbBool("benchmark_list_tests");
   plan.filter = cl.Gb("benchmark_filter");
+  plan.headline_rows = !plan.filter && !plan.quick && !absl::GetFlag(FLAGS_full) &&
+                       !defaults.default_rows.empty();
+  plan.default_rows = defaults.default_rows;
   plan.format = cl.Gb("benchmark_format");
   if (plan.format && *plan.format != "console" && *plan.format != "json" && *plan.format != "csv") {
     return absl::InvalidArgumentError(
@@ -493,6 +546,7 @@ std::vector<std::string> GoogleBenchmarkArgs(const CommandLine& cl, const Plan& 
       a.push_back(arg);
     }
   }
+  if (plan.headline_rows) a.push_back("--benchmark_filter=" + plan.default_rows);
   a.push_back("--benchmark_repetitions=1");
   a.push_back("--benchmark_enable_random_interleaving=false");
   if (plan.we_write) {
@@ -668,16 +722,84 @@ int Conclude(const Plan& plan, const nlohmann::json& doc, const BenchDefaults& d
   return 0;
 }
 
-// The parent of a run made of plan.processes fresh processes: runs them and
-// writes their merged results.
+// What the last run of this kind here took, read from the results file it
+// left at plan.out: "" if there is none to read.
+std::string LastRunHere(const Plan& plan) {
+  std::ifstream in(plan.out, std::ios::binary);
+  if (!in) return "";
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::json doc = ParseBenchmarkJson(text.str());
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("context")) return "";
+  const nlohmann::json& c = doc["context"];
+  double seconds = 0;
+  if (!absl::SimpleAtod(c.value("run.seconds", ""), &seconds)) return "";
+  return absl::StrFormat("about %.0f s, as the last %s run here (%s processes, stopped by %s)",
+                         seconds, plan.run_kind, c.value(keys::kProcesses, "?"),
+                         c.value(keys::kStoppedBy, "a fixed plan"));
+}
+
+// The widest key ratio interval, in words.
+std::string DescribeWorst(const Precision& p) {
+  if (p.ratios.empty()) return "no key ratios";
+  if (!std::isfinite(p.worst_half_width)) return "no interval from one process";
+  return absl::StrFormat("±%.2f%%: %s", 100 * p.worst_half_width, p.worst);
+}
+
+// The stopping rule of plan.adaptive (bench.h: target), recording in
+// *stopped_by and *worst why it stopped and the widest key ratio.
+StopRule MakeStopRule(const Plan& plan, const BenchDefaults& defaults, std::string* stopped_by,
+                      std::string* worst) {
+  return [&plan, &defaults, stopped_by, worst](const nlohmann::json& merged, int k,
+                                              double elapsed) -> StopVerdict {
+    const Precision p = KeyRatioPrecision(merged, defaults.ratio_baselines);
+    *worst = DescribeWorst(p);
+    StopVerdict v;
+    v.say = p.ratios.empty() ? "no key ratios"
+                             : absl::StrFormat("widest key ratio interval %s (target ±%.2g%%)",
+                                               *worst, 100 * plan.target);
+    if (k < kMinProcesses) return v;
+    v.stop = true;
+    if (p.worst_half_width <= plan.target) {
+      *stopped_by = p.ratios.empty() ? "the fewest processes (no key ratios)"
+                                     : "the target (every key ratio within it)";
+    } else if (k >= plan.processes) {
+      *stopped_by = absl::StrCat("the most processes (", plan.processes, ")");
+    } else if (elapsed + elapsed / k > plan.max_seconds) {
+      *stopped_by = absl::StrFormat("the time cap (another process would end after %.0f s)",
+                                    plan.max_seconds);
+    } else {
+      v.stop = false;
+    }
+    if (v.stop) v.say += "; stopped by " + *stopped_by;
+    return v;
+  };
+}
+
+// The parent of a run made of fresh processes (a fixed plan.processes of
+// them, or as many as the stopping rule takes): runs them and writes their
+// merged results.
 int RunInProcesses(const CommandLine& cl, const Plan& plan, const std::string& lock_story,
                    const BenchDefaults& defaults) {
-  const int per_process = (plan.rounds + plan.processes - 1) / plan.processes;
-  std::cout << plan.experiment << ": " << plan.processes << " processes, one after another, each "
-            << per_process << " rounds, pinned to CPU " << plan.pinned
-            << "; results: " << plan.out << std::endl;
+  const int per_process = plan.rounds_per_process;
+  if (plan.adaptive) {
+    const std::string last = LastRunHere(plan);
+    std::cout << plan.experiment << ": processes of " << per_process
+              << " rounds, one after another, until every key ratio's 95% interval is within ±"
+              << 100 * plan.target << "% (at least " << kMinProcesses << " processes, at most "
+              << plan.max_seconds << " s), pinned to CPU " << plan.pinned
+              << (plan.headline_rows ? "; the answer's rows only (every row: --full)" : "")
+              << "\n  expect " << (last.empty() ? "at most that (no earlier run here)" : last)
+              << "\n  results: " << plan.out << std::endl;
+  } else {
+    std::cout << plan.experiment << ": " << plan.processes << " processes, one after another, "
+              << "each " << per_process << " rounds, pinned to CPU " << plan.pinned
+              << "; results: " << plan.out << std::endl;
+  }
   const std::vector<std::string> flags = {"--processes", "--out", "--lock", "--lock_file",
-                                          "--benchmark_repetitions", "--spawnlab_worker"};
+                                          "--benchmark_repetitions", "--spawnlab_worker",
+                                          "--target", "--max_seconds"};
+  std::string stopped_by = "a fixed plan (--processes)", worst;
   absl::StatusOr<nlohmann::json> merged = RunProcesses(
       WithoutFlags(cl.args, flags), plan.processes, plan.out,
       [&plan, per_process](int k, const std::string& part) {
@@ -686,22 +808,35 @@ int RunInProcesses(const CommandLine& cl, const Plan& plan, const std::string& l
             absl::StrCat("--benchmark_repetitions=", per_process), "--lock=none",
             "--out=" + part};
       },
-      defaults.canary_row);
+      defaults.canary_row,
+      plan.adaptive ? MakeStopRule(plan, defaults, &stopped_by, &worst) : StopRule());
   if (!merged.ok()) {
     std::cerr << "error: " << merged.status().message() << "; nothing written, " << plan.out
               << " is as it was\n";
     return absl::IsInvalidArgument(merged.status()) ? 2 : 1;
   }
   nlohmann::json& context = (*merged)["context"];
+  int processes = 0;
+  absl::SimpleAtoi(context.value(keys::kProcesses, ""), &processes);
   context["run.lock"] = lock_story;
   context[keys::kRepetitionsPerProcess] = absl::StrCat(per_process);
   context[keys::kRunKind] = plan.run_kind;
-  context[keys::kRounds] = absl::StrCat(plan.processes * per_process);
+  context[keys::kRounds] = absl::StrCat(processes * per_process);
+  context[keys::kStoppingRule] =
+      plan.adaptive ? absl::StrFormat("every key ratio's 95%% interval over processes within "
+                                      "±%g%%, at least %d processes, at most %g s",
+                                      100 * plan.target, kMinProcesses, plan.max_seconds)
+                    : absl::StrCat("fixed: --processes=", plan.processes);
+  context[keys::kStoppingTarget] = absl::StrCat(plan.target);
+  context[keys::kStoppingMaxSeconds] = absl::StrCat(plan.max_seconds);
+  context[keys::kStoppedBy] = stopped_by;
+  context[keys::kStoppingWorst] =
+      DescribeWorst(KeyRatioPrecision(*merged, defaults.ratio_baselines));
   if (absl::Status s = WriteFileAtomically(plan.out, merged->dump(2) + "\n"); !s.ok()) {
     std::cerr << "error: " << s.message() << "; " << plan.out << " is as it was\n";
     return 1;
   }
-  return Conclude(plan, *merged, defaults, absl::StrCat(" in ", plan.processes, " processes"));
+  return Conclude(plan, *merged, defaults, absl::StrCat(" in ", processes, " processes"));
 }
 
 // Measures in this process: registers the rounds, runs them into a file in a

@@ -37,7 +37,7 @@
 #include "benchmark/benchmark.h"
 #include "bench/bench_processes.h"
 #include "bench/headline.h"  // RunProcesses
-#include "results_model/bench_results.h"    // kSkippedPrefix
+#include "results_model/bench_results.h"  // kSkippedPrefix
 #include "lib/clock.h"          // MonotonicNanos
 #include "lib/runfiles.h"       // RunfileOrExit, for registration functions
 #include "nlohmann/json.hpp"
@@ -158,6 +158,19 @@ struct BenchDefaults {
   // smallest p lets a lone row of a large bench reach q < 0.05. A --quick
   // run is one process.
   int processes = 10;
+  // The default run (no --full, no --benchmark_filter) measures only the rows
+  // this regular expression (Google Benchmark's filter syntax) matches: the
+  // headline's and its key ratios'. Written as <experiment>.headline.json;
+  // --full (the suite) runs every row. Empty: every row, always.
+  std::string default_rows;
+  // A run that stops by itself (no --processes): processes of
+  // ceil(rounds / processes) rounds each, until every key ratio's 95% interval
+  // over the processes is within ±target of its estimate (--target), at least
+  // kMinProcesses (results_model/stopping.h), and no new process once the
+  // next would end after max_seconds (--max_seconds) or past
+  // kMaxAdaptiveProcesses. --processes=N is the fixed plan of N.
+  double target = 0.01;
+  double max_seconds = 60;
 };
 
 // Runs a bench; see the top of this file. `register_benchmarks` is called after

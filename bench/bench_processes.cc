@@ -65,7 +65,7 @@ absl::Status WriteResultsFile(const std::string& path, const nlohmann::json& doc
 absl::StatusOr<nlohmann::json> RunProcesses(
     const std::vector<std::string>& args, int processes, const std::string& out,
     const std::function<std::vector<std::string>(int k, const std::string& part)>& process_args,
-    const std::string& canary_row) {
+    const std::string& canary_row, const StopRule& stop) {
   struct sigaction forward = {}, old_int = {}, old_term = {}, old_hup = {};
   forward.sa_handler = ForwardToWorker;
   sigemptyset(&forward.sa_mask);
@@ -134,15 +134,21 @@ absl::StatusOr<nlohmann::json> RunProcesses(
     if (absl::SimpleAtoi(c.value("run.involuntary_switches", ""), &n)) involuntary += n;
     process_runs.push_back(absl::StrCat(k, ": ", c.value("run.seconds", "?"), " s, noisy: ",
                                         c.value("run.noisy", "?")));
-    std::cout << "[process " << k << "/" << processes << "] "
+    std::cout << "[process " << k << (stop ? " of at most " : "/") << processes << "] "
               << absl::StrFormat("%.0f s", absl::ToDoubleSeconds(absl::Now() - t0))
               << ", noisy: " << c.value("run.noisy", "?");
-    if (k < processes) {
-      std::cout << absl::StrFormat(
-          ", ETA ~%.0f s", absl::ToDoubleSeconds(absl::Now() - before.wall) / k * (processes - k));
+    docs.push_back(std::move(doc));
+    const double elapsed = absl::ToDoubleSeconds(absl::Now() - before.wall);
+    const StopVerdict verdict = stop ? stop(MergeProcesses(docs), k, elapsed) : StopVerdict();
+    if (!verdict.say.empty()) std::cout << "; " << verdict.say;
+    if (verdict.stop) {
+      std::cout << std::endl;
+      break;
+    }
+    if (k < processes && !stop) {
+      std::cout << absl::StrFormat(", ETA ~%.0f s", elapsed / k * (processes - k));
     }
     std::cout << std::endl;
-    docs.push_back(std::move(doc));
   }
   if (g_parent_signal != 0) finish(true);
   const MachineSample after = SampleMachine();
@@ -157,7 +163,7 @@ absl::StatusOr<nlohmann::json> RunProcesses(
   context["run.involuntary_switches"] = absl::StrCat(involuntary);
   context["run.processes"] = absl::StrJoin(process_runs, "; ");
   if (a_process_failed) context["run.a_process_failed"] = "yes";
-  context[keys::kProcesses] = absl::StrCat(processes);
+  context[keys::kProcesses] = absl::StrCat(docs.size());
   context.erase(keys::kProcess);
   RecordNoise(doc, canary_row);
   return doc;

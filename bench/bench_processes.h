@@ -46,10 +46,21 @@ namespace spawnlab {
 // otherwise without results; what it said is on its stderr. A process that
 // wrote results but exited non-zero (a failed row) is kept and recorded
 // as context run.a_process_failed = "yes".
+//
+// `stop`, if set, is asked after each process k (given the processes so far,
+// merged, and the seconds since the first began) whether the run has its
+// answer; what it says goes on that process's line, and `stop` ends the run
+// there, before `processes`.
+struct StopVerdict {
+  bool stop = false;
+  std::string say;
+};
+using StopRule =
+    std::function<StopVerdict(const nlohmann::json& merged, int k, double elapsed_seconds)>;
 absl::StatusOr<nlohmann::json> RunProcesses(
     const std::vector<std::string>& args, int processes, const std::string& out,
     const std::function<std::vector<std::string>(int k, const std::string& part)>& process_args,
-    const std::string& canary_row);
+    const std::string& canary_row, const StopRule& stop = nullptr);
 
 // `args` without the given flags ("--flag=value" or "--flag value"); args[0]
 // is kept.

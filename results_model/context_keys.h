@@ -19,7 +19,7 @@ namespace keys {
 // What was run.
 inline constexpr char kExperiment[] = "spawnlab.experiment";  // the bench's name
 inline constexpr char kQuick[] = "spawnlab.quick";            // "true" for a --quick smoke
-inline constexpr char kRunKind[] = "spawnlab.run_kind";       // full, quick or filtered
+inline constexpr char kRunKind[] = "spawnlab.run_kind";  // full, headline, quick or filtered
 inline constexpr char kFilter[] = "spawnlab.filter";          // --benchmark_filter, if any
 inline constexpr char kPinnedCpu[] = "spawnlab.pinned_cpu";   // a CPU number, or "none"
 inline constexpr char kRandomInterleaving[] = "spawnlab.random_interleaving";  // always "false"
@@ -33,6 +33,13 @@ inline constexpr char kRoundsPerProcess[] = "spawnlab.rounds_per_process";
 inline constexpr char kRepetitionsPerProcess[] = "spawnlab.repetitions_per_process";
 inline constexpr char kProcesses[] = "spawnlab.processes";  // in a merged run
 inline constexpr char kProcess[] = "spawnlab.process";      // "K/N", in one process's file
+
+// When a run made of processes stopped (results_model/stopping.h).
+inline constexpr char kStoppingRule[] = "spawnlab.stopping.rule";      // in words
+inline constexpr char kStoppingTarget[] = "spawnlab.stopping.target";  // e.g. "0.01"
+inline constexpr char kStoppingMaxSeconds[] = "spawnlab.stopping.max_seconds";
+inline constexpr char kStoppedBy[] = "spawnlab.stopping.stopped_by";   // target, time cap, ...
+inline constexpr char kStoppingWorst[] = "spawnlab.stopping.worst";    // the widest key ratio
 
 // What the analysis reads back: the key ratios' baselines and the canary.
 inline constexpr char kRatioBaseline[] = "spawnlab.ratio_baseline";  // "dim:value,..."

@@ -314,7 +314,8 @@ struct SuiteTally {
 // The files a bench's run (or its self-check pair) writes, and the command.
 std::vector<std::string> BenchArgs(const SuitePlan& plan, const Experiment& e) {
   std::vector<std::string> args = {RunfileOrExit(e.binary)};
-  if (plan.quick) args.push_back("--quick");
+  // Every row: a bench's default run measures only its answer's rows.
+  args.push_back(plan.quick ? "--quick" : "--full");
   if (plan.quick && absl::GetFlag(FLAGS_keep_quick) && !plan.self_check) {
     args.push_back("--out=" + FullResultsPath(plan.workspace, e.name));
   }

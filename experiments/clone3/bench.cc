@@ -267,6 +267,13 @@ BenchDefaults Declare() {
   defaults.headline.fixed = {{"child", "minimal"}, {"until", "start"}};
   defaults.headline.ratios = {{{"method", "vfork"}, {{"parent", "minimal"}}},
                               {{"parent", "minimal"}, {{"method", "fork"}}}};
+  // By default only the rows of that answer, and the canary; every child,
+  // interval and parent with --full (the suite). Google Benchmark appends
+  // "/manual_time" to the names it matches, hence no "$".
+  defaults.default_rows =
+      "^spawn/method:[a-z0-9_-]+/child:minimal/parent:(minimal|cxx|1g-touched|4g-touched)/"
+      "until:start|^spawn/method:vfork/child:minimal/parent:minimal/until:exit";
+  defaults.max_seconds = 70;
   return defaults;
 }
 

@@ -1,0 +1,65 @@
+// stopping.h: when a bench run made of processes knows its answer.
+//
+// A bench (bench.h) measures in fresh processes, one after another, because
+// two processes of one binary differ by more than the rounds inside one show.
+// Its key ratios (each row over the row that differs from it only in a
+// baseline's dimension, e.g. method / vfork) are therefore judged over
+// processes: each process's median of the ratio paired within its rounds is
+// one sample, and the run stops once every key ratio's 95% interval over those
+// samples lies within ±target of its estimate (at least kMinProcesses), or its
+// time is up.
+//
+// Example (after each process, on the processes merged so far):
+//
+//   spawnlab::Precision p = spawnlab::KeyRatioPrecision(merged, {{"method", "vfork"}});
+//   if (p.processes >= spawnlab::kMinProcesses && p.worst_half_width <= 0.01) stop;
+//   // p.worst names the ratio furthest from its target
+
+#ifndef SPAWNLAB_RESULTS_MODEL_STOPPING_H_
+#define SPAWNLAB_RESULTS_MODEL_STOPPING_H_
+
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "results_model/bench_results.h"
+
+namespace spawnlab {
+
+// The fewest processes a run that stops by itself measures: two cannot give a
+// spread worth an interval, three can.
+inline constexpr int kMinProcesses = 3;
+
+// One key ratio over processes.
+struct ProcessRatio {
+  std::string row, baseline;
+  int processes = 0;                 // processes where both rows measured
+  double estimate = 0;               // geometric mean of the processes' medians
+  double low = 0, high = 0;          // its 95% interval (Student's t on logs)
+  double half_width = 0;             // max(high / estimate - 1, 1 - low / estimate)
+};
+
+// Every key ratio of the run, and the one furthest from a target.
+struct Precision {
+  std::vector<ProcessRatio> ratios;
+  int processes = 0;              // the fewest processes any key ratio has
+  double worst_half_width = 0;    // the widest relative half-interval; +inf below 2 processes
+  std::string worst;              // "row / baseline" of that one
+};
+
+// Each key ratio of `merged` (a run merged from processes: bench_results.h,
+// MergeProcesses, whose iteration rows carry kProcessField) for each baseline:
+// per process the median over its rounds of row[k] / baseline[k], then over
+// the processes the mean of their logarithms with Student's t interval,
+// exponentiated. A run without key ratios has no ratios and a worst half
+// width of 0: nothing to wait for.
+Precision KeyRatioPrecision(const nlohmann::json& merged,
+                            const std::vector<RatioBaseline>& baselines);
+
+// Student's t quantile for a two-sided 95% interval with `df` degrees of
+// freedom (df >= 1; the normal's 1.96 beyond 30, within 2%).
+double StudentT975(int df);
+
+}  // namespace spawnlab
+
+#endif  // SPAWNLAB_RESULTS_MODEL_STOPPING_H_

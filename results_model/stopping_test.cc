@@ -1,0 +1,90 @@
+// stopping_test.cc: key ratios judged over processes.
+
+#include "results_model/stopping.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace spawnlab {
+namespace {
+
+nlohmann::json Row(const std::string& name, int process, int repetition, double time) {
+  return {{"name", name},
+          {"run_name", name},
+          {"run_type", "iteration"},
+          {"repetition_index", repetition},
+          {"real_time", time},
+          {std::string(kProcessField), process}};
+}
+
+// Each process k runs two rounds; the fork row costs ratios[k] times vfork's.
+nlohmann::json MadeOf(const std::vector<double>& ratios) {
+  nlohmann::json doc = {{"context", nlohmann::json::object()},
+                        {"benchmarks", nlohmann::json::array()}};
+  int repetition = 0;
+  for (size_t k = 0; k < ratios.size(); ++k) {
+    for (int round = 0; round < 2; ++round, ++repetition) {
+      const double vfork = 100 + repetition;  // the machine drifts; the ratio does not
+      doc["benchmarks"].push_back(Row("spawn/method:vfork", static_cast<int>(k + 1), repetition, vfork));
+      doc["benchmarks"].push_back(
+          Row("spawn/method:fork", static_cast<int>(k + 1), repetition, vfork * ratios[k]));
+    }
+  }
+  return doc;
+}
+
+TEST(KeyRatioPrecision, IsStudentsIntervalOverTheProcessesMedians) {
+  const Precision p = KeyRatioPrecision(MadeOf({2.0, 2.1, 1.9}), {{"method", "vfork"}});
+  ASSERT_EQ(p.ratios.size(), 1u);
+  const ProcessRatio& r = p.ratios[0];
+  EXPECT_EQ(r.row, "spawn/method:fork");
+  EXPECT_EQ(r.baseline, "spawn/method:vfork");
+  EXPECT_EQ(r.processes, 3);
+  EXPECT_EQ(p.processes, 3);
+  const double logs[] = {std::log(2.0), std::log(2.1), std::log(1.9)};
+  const double mean = (logs[0] + logs[1] + logs[2]) / 3;
+  double ss = 0;
+  for (double l : logs) ss += (l - mean) * (l - mean);
+  const double half = 4.303 * std::sqrt(ss / 2) / std::sqrt(3.0);
+  EXPECT_NEAR(r.estimate, std::exp(mean), 1e-12);
+  EXPECT_NEAR(r.low, std::exp(mean - half), 1e-12);
+  EXPECT_NEAR(r.high, std::exp(mean + half), 1e-12);
+  EXPECT_NEAR(p.worst_half_width, std::exp(half) - 1, 1e-12);
+  EXPECT_EQ(p.worst, "spawn/method:fork / spawn/method:vfork");
+}
+
+TEST(KeyRatioPrecision, NarrowsAsTheProcessesAgree) {
+  const Precision spread = KeyRatioPrecision(MadeOf({2.0, 2.2, 1.8}), {{"method", "vfork"}});
+  const Precision tight = KeyRatioPrecision(MadeOf({2.0, 2.002, 1.998, 2.0}), {{"method", "vfork"}});
+  EXPECT_GT(spread.worst_half_width, 0.1);
+  EXPECT_LT(tight.worst_half_width, 0.01);
+}
+
+TEST(KeyRatioPrecision, OneProcessHasNoInterval) {
+  const Precision p = KeyRatioPrecision(MadeOf({2.0}), {{"method", "vfork"}});
+  EXPECT_EQ(p.processes, 1);
+  EXPECT_TRUE(std::isinf(p.worst_half_width));
+}
+
+TEST(KeyRatioPrecision, ARunWithoutKeyRatiosHasNothingToWaitFor) {
+  const Precision none = KeyRatioPrecision(MadeOf({2.0, 2.0, 2.0}), {});
+  EXPECT_TRUE(none.ratios.empty());
+  EXPECT_EQ(none.processes, 0);
+  EXPECT_EQ(none.worst_half_width, 0);
+  const Precision garbage = KeyRatioPrecision(nlohmann::json::array(), {{"method", "vfork"}});
+  EXPECT_TRUE(garbage.ratios.empty());
+}
+
+TEST(StudentT975, MatchesTheTableAndTheNormalBeyond) {
+  EXPECT_DOUBLE_EQ(StudentT975(1), 12.706);
+  EXPECT_DOUBLE_EQ(StudentT975(2), 4.303);
+  EXPECT_DOUBLE_EQ(StudentT975(30), 2.042);
+  EXPECT_DOUBLE_EQ(StudentT975(200), 1.96);
+  EXPECT_TRUE(std::isinf(StudentT975(0)));
+}
+
+}  // namespace
+}  // namespace spawnlab
