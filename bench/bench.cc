@@ -51,6 +51,7 @@
 #include "lib/spawn.h"
 #include "results_model/context_keys.h"
 #include "results_model/stopping.h"
+#include "re2/re2.h"
 
 ABSL_FLAG(bool, quick, false,
           "A smoke run of a few seconds: 2 repetitions, short rows. Writes "
@@ -590,6 +591,7 @@ std::vector<std::string> RegisterRounds(const Plan& plan,
   options.rounds = plan.rounds;
   options.argc = plan.argc;
   options.argv = plan.argv;
+  if (plan.headline_rows) options.row_filter = plan.default_rows;
   if (plan.worker > 0) options.shuffle_offset = (plan.worker - 1) * plan.rounds;
   std::vector<std::string> row_order;
   for (int r = 0; r < plan.rounds; ++r) {
@@ -903,6 +905,14 @@ benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
 
 std::map<std::string, benchmark::internal::Benchmark*> RegisterRound(const BenchOptions& options,
                                                                      std::vector<RoundRow> rows) {
+  if (!options.row_filter.empty()) {
+    const RE2 filter(options.row_filter);
+    rows.erase(std::remove_if(rows.begin(), rows.end(),
+                              [&](const RoundRow& r) {
+                                return filter.ok() && !RE2::PartialMatch(r.name, filter);
+                              }),
+               rows.end());
+  }
   if (options.row_order != nullptr) {
     for (const RoundRow& r : rows) options.row_order->push_back(r.name);
   }

@@ -61,6 +61,9 @@ struct BenchOptions {
   // processes ran: RegisterRound shuffles round `round` as round
   // `round + shuffle_offset`, so that no two processes repeat one order.
   int shuffle_offset = 0;
+  // A run of the answer's rows only (BenchDefaults::default_rows): the
+  // pattern RegisterRound registers rows by; empty, every row.
+  std::string row_filter;
   // The bench's command line as main() received it, for a row that measures
   // reading it.
   int argc = 0;
@@ -98,7 +101,9 @@ struct RoundRow {
 
 // A round's registration (BenchDefaults::rounds), all of it: names `rows` in
 // their given order in *options.row_order (round 0 only), then registers each
-// once, through Configure, in this round's shuffled order (ShuffleForRound).
+// once, through Configure, in this round's shuffled order (ShuffleForRound);
+// with options.row_filter, only the rows it matches (partially, as Google
+// Benchmark's --benchmark_filter does).
 // Returns the registered benchmarks by name, for settings of a row's own
 // (Unit, Iterations).
 std::map<std::string, benchmark::internal::Benchmark*> RegisterRound(const BenchOptions& options,

@@ -325,7 +325,8 @@ TEST(Bench, CountsAndDurationsAreBounded) {
   const std::string out = absl::StrCat("--out=", TmpDir(), "/bounded.json");
   for (const char* bad : {"--benchmark_repetitions=0", "--benchmark_repetitions=-3",
                           "--benchmark_repetitions=100000", "--benchmark_repetitions=many",
-                          "--processes=101", "--benchmark_min_time=0",
+                          "--processes=101", "--benchmark_min_time=0", "--target=2",
+                          "--target=-0.1", "--max_seconds=-1", "--max_seconds=1e9",
                           "--benchmark_min_time=1e9", "--benchmark_no_such_flag=1"}) {
     EXPECT_EQ(RunFixture({bad, out}), 2) << bad;
   }
@@ -380,7 +381,7 @@ TEST(Bench, ARunOfSeveralProcessesMergesThemAndNamesEachRepetitionsProcess) {
   const std::string dir = absl::StrCat(TmpDir(), "/processes");
   const std::string out = absl::StrCat(dir, "/fixture.json");
   absl::StatusOr<Child> c = StartFixture(
-      {"--processes=3", "--benchmark_repetitions=7", "--benchmark_min_time=0.001",
+      {"--processes=3", "--full", "--benchmark_repetitions=7", "--benchmark_min_time=0.001",
        absl::StrCat("--out=", out)},
       {});
   ASSERT_THAT(c, IsOk()) << c.status();
@@ -408,6 +409,41 @@ TEST(Bench, ARunOfSeveralProcessesMergesThemAndNamesEachRepetitionsProcess) {
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     EXPECT_EQ(e.path().filename(), "fixture.json");
   }
+}
+
+// With no --processes a run stops by itself: here it has no key ratios to wait
+// for, so after the fewest processes, which the context records. The default
+// run measures the answer's rows only, into <experiment>.headline.json;
+// --full every row, into <experiment>.json.
+TEST(Bench, ADefaultRunStopsByTheRuleAndMeasuresTheAnswersRows) {
+  const std::string workspace = absl::StrCat(TmpDir(), "/stopping");
+  for (bool full : {false, true}) {
+    std::vector<std::string> args = {"--benchmark_min_time=0.001"};
+    if (full) args.push_back("--full");
+    absl::StatusOr<Child> c =
+        StartFixture(args, {absl::StrCat("BUILD_WORKSPACE_DIRECTORY=", workspace)});
+    ASSERT_THAT(c, IsOk()) << c.status();
+    absl::StatusOr<ExitStatus> s = c->WaitFor(absl::Seconds(120));
+    ASSERT_TRUE(s.ok() && s->success()) << (s.ok() ? s->ToString() : s.status().ToString());
+    const std::string out =
+        DefaultResultsPath(workspace, "fixture", full ? "" : ".headline");
+    nlohmann::json doc = nlohmann::json::parse(ReadAll(out));
+    const nlohmann::json& context = doc["context"];
+    EXPECT_EQ(context[keys::kProcesses], "3") << out;
+    EXPECT_EQ(context[keys::kStoppedBy], "the fewest processes (no key ratios)");
+    EXPECT_TRUE(absl::StrContains(context[keys::kStoppingRule].get<std::string>(), "±1%"))
+        << context[keys::kStoppingRule];
+    EXPECT_EQ(context[keys::kRunKind], full ? "full" : "headline");
+    EXPECT_EQ(CountRows(doc).skipped, full ? 1 : 0) << out;
+  }
+}
+
+// --processes=N is the fixed plan, and a stopping flag beside it a usage error.
+TEST(Bench, AFixedPlanAndAStoppingRuleDoNotGoTogether) {
+  const std::string out = absl::StrCat(TmpDir(), "/fixed.json");
+  EXPECT_EQ(RunFixture({"--processes=2", "--target=0.05", absl::StrCat("--out=", out)}), 2);
+  EXPECT_EQ(RunFixture({"--processes=2", "--max_seconds=30", absl::StrCat("--out=", out)}), 2);
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 TEST(Bench, ARunOfSeveralProcessesWithAFilterThatMatchesNothingWritesNothing) {
