@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   absl::StatusOr<std::vector<std::string>> rows =
-      ListRows(bench, {"--benchmark_list_tests", "--lock=none"});
+      ListRows(bench, {"--benchmark_list_tests", "--full", "--lock=none"});
   if (!rows.ok()) {
     std::cerr << "error: " << rows.status() << "\n";
     return 2;

@@ -136,7 +136,7 @@ class StayOnThisCpu {
 
 }  // namespace
 
-absl::StatusOr<Ballast> Ballast::Create(size_t bytes, bool touch) {
+absl::StatusOr<Ballast> Ballast::Create(size_t bytes, bool touch, Placement placement) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   bytes = (bytes + page - 1) / page * page;
   Ballast b;
@@ -149,6 +149,11 @@ absl::StatusOr<Ballast> Ballast::Create(size_t bytes, bool touch) {
   b.data_ = p;
   b.bytes_ = bytes;
   if (!touch) return b;
+  b.touched_ = true;
+  if (placement == Placement::kAsAllocated) {
+    Populate(p, bytes, page);
+    return b;
+  }
   // The soak (ballast.h): the small free blocks go to a scratch mapping first,
   // so that the ballast's own pages come from the large ones.
   // The per-CPU lists hold freed pages the buddy allocator does not count
@@ -169,7 +174,6 @@ absl::StatusOr<Ballast> Ballast::Create(size_t bytes, bool touch) {
     munmap(scratch, soak);
     b.soaked_bytes_ = soak;
   }
-  b.touched_ = true;
   return b;
 }
 

@@ -46,7 +46,12 @@ class Ballast {
   // if `touch`, placed as above. ResourceExhausted if the memory cannot be
   // had. The soak is skipped (soaked_bytes() 0) where /proc/buddyinfo is
   // unreadable or MemAvailable lacks room for it, the ballast and 512 MiB.
-  static absl::StatusOr<Ballast> Create(size_t bytes, bool touch);
+  // kAsAllocated skips the soak: the pages land where the machine's history
+  // puts them, as a program's own malloc'd and touched memory does
+  // (spawnbench's parent); kConsecutive is the controlled, placed ballast.
+  enum class Placement { kConsecutive, kAsAllocated };
+  static absl::StatusOr<Ballast> Create(size_t bytes, bool touch,
+                                        Placement placement = Placement::kConsecutive);
 
   Ballast() = default;
   Ballast(Ballast&& other) noexcept;

@@ -6,9 +6,11 @@
 // it. The timing loop runs here, in the parent being measured: only results
 // cross the pipe, never inside a measured interval.
 //
-//   spawner [--ballast_mib=N [--touch]] [--threads=N] [--count_instructions]
+//   spawner [--ballast_mib=N [--touch] [--unplaced]] [--threads=N] [--count_instructions]
 //           [--child_env=inherit|empty] [METHOD CHILD]
 //
+// --unplaced leaves a touched ballast's pages where the kernel puts them (no
+// soak into consecutive frames: lib/ballast.h), as a program's own memory is.
 // --threads=N starts N more threads that only sleep (a real program's helper
 // threads: fork copies only the calling thread, but the mm they share).
 // --count_instructions counts the user-space instructions of each spawn call
@@ -117,7 +119,8 @@ int64_t StatusField(const char* key) {
 
 int Usage() {
   fprintf(stderr,
-          "usage: spawner [--ballast_mib=N [--touch]] [--threads=N] [--count_instructions] "
+          "usage: spawner [--ballast_mib=N [--touch] [--unplaced]] [--threads=N] "
+          "[--count_instructions] "
           "[--child_env=inherit|empty] [METHOD CHILD]\n");
   return 2;
 }
@@ -169,7 +172,7 @@ int main(int argc, char** argv) {
   if (getppid() != parent) return 1;
 
   long ballast_mib = 0, threads = 0;
-  bool touch = false, count_instructions = false, empty_env = false;
+  bool touch = false, unplaced = false, count_instructions = false, empty_env = false;
   std::string default_method, default_child;
   int positional = 0;
   for (int i = 1; i < argc; ++i) {
@@ -183,6 +186,8 @@ int main(int argc, char** argv) {
       if (*end != '\0' || threads < 0 || threads > 100000) return Usage();
     } else if (strcmp(argv[i], "--touch") == 0) {
       touch = true;
+    } else if (strcmp(argv[i], "--unplaced") == 0) {  // lib/ballast.h: kAsAllocated
+      unplaced = true;
     } else if (strcmp(argv[i], "--count_instructions") == 0) {
       count_instructions = true;
     } else if (strcmp(argv[i], "--child_env=empty") == 0) {
@@ -210,7 +215,9 @@ int main(int argc, char** argv) {
   spawnlab::Ballast ballast;
   if (ballast_mib > 0) {
     absl::StatusOr<spawnlab::Ballast> b =
-        spawnlab::Ballast::Create(static_cast<size_t>(ballast_mib) << 20, touch);
+        spawnlab::Ballast::Create(static_cast<size_t>(ballast_mib) << 20, touch,
+                                  unplaced ? spawnlab::Ballast::Placement::kAsAllocated
+                                           : spawnlab::Ballast::Placement::kConsecutive);
     if (!b.ok()) {
       fprintf(stderr, "spawner: ballast: %s\n", b.status().ToString().c_str());
       return 1;
