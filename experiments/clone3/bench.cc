@@ -270,7 +270,7 @@ BenchDefaults Declare() {
   defaults.headline.title = "what creating a process costs, by primitive and parent";
   defaults.headline.row_dim = "method";
   defaults.headline.col_dim = "parent";
-  defaults.headline.cols = {"minimal", "cxx", "1g-touched", "4g-touched"};
+  defaults.headline.cols = {"minimal", "cxx", "1g-touched", "1g-touched-unplaced", "4g-touched"};
   defaults.headline.fixed = {{"child", "minimal"}, {"until", "start"}};
   defaults.headline.ratios = {{{"method", "vfork"}, {{"parent", "minimal"}}},
                               {{"parent", "minimal"}, {{"method", "fork"}}}};
@@ -278,7 +278,8 @@ BenchDefaults Declare() {
   // interval and parent with --full (the suite). Google Benchmark appends
   // "/manual_time" to the names it matches, hence no "$".
   defaults.default_rows =
-      "^spawn/method:[a-z0-9_-]+/child:minimal/parent:(minimal|cxx|1g-touched|4g-touched)/"
+      "^spawn/method:[a-z0-9_-]+/child:minimal/"
+      "parent:(minimal|cxx|1g-touched|1g-touched-unplaced|4g-touched)/"
       "until:start|^spawn/method:vfork/child:minimal/parent:minimal/until:exit";
   defaults.max_seconds = 70;
   return defaults;
