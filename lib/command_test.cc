@@ -23,6 +23,7 @@
 #include "lib/probes.h"
 #include "lib/runfiles.h"
 #include "lib/testing/hygiene.h"
+#include "lib/testing/signal_state.h"
 #include "lib/testing/status_matchers.h"
 
 using ::spawnlab::testing::IsOk;
@@ -275,30 +276,15 @@ TEST_F(CommandTest, CloseOtherDescriptorsKeepsOnlyStdio) {
 }
 
 // The child's SigIgn and SigBlk masks, as /proc/self/status shows them to
-// grep itself (a shell would clear its mask when it starts).
-struct SignalMasks {
-  uint64_t ignored = 0;
-  uint64_t blocked = 0;
-};
-absl::StatusOr<SignalMasks> ChildSignalMasks() {
+// grep itself.
+absl::StatusOr<testing::SignalMasks> ChildSignalMasks() {
   absl::StatusOr<CommandResult> r = Command("/bin/grep")
                                         .Args({"-E", "^Sig(Ign|Blk)", "/proc/self/status"})
                                         .Stdout(Stdio::Pipe())
                                         .Run();
   if (!r.ok()) return r.status();
-  SignalMasks masks;
-  for (absl::string_view line : absl::StrSplit(r->out, '\n', absl::SkipEmpty())) {
-    uint64_t* out = absl::ConsumePrefix(&line, "SigIgn:\t")   ? &masks.ignored
-                    : absl::ConsumePrefix(&line, "SigBlk:\t") ? &masks.blocked
-                                                               : nullptr;
-    if (out == nullptr || !absl::SimpleHexAtoi(line, out)) {
-      return absl::InternalError(absl::StrCat("unexpected line: ", line));
-    }
-  }
-  return masks;
+  return testing::ParseSignalMasks(r->out);
 }
-
-uint64_t Bit(int sig) { return uint64_t{1} << (sig - 1); }
 
 // Each path Command can take: clone3 with CLONE_CLEAR_SIGHAND (Linux 5.5), and
 // vfork with the handlers reset by hand, as on an older kernel.
@@ -320,26 +306,16 @@ class CommandSignalsTest : public CommandTest, public ::testing::WithParamInterf
 // blocks signals does not pass that on; a signal its own parent had it ignore
 // (nohup's SIGHUP) passes through the exec, as POSIX intends.
 TEST_P(CommandSignalsTest, TheChildStartsAsPythonsRestoreSignalsHasIt) {
-  struct sigaction ign = {}, old_pipe, old_xfsz, old_hup;
-  ign.sa_handler = SIG_IGN;
-  ASSERT_EQ(sigaction(SIGPIPE, &ign, &old_pipe), 0);
-  ASSERT_EQ(sigaction(SIGXFSZ, &ign, &old_xfsz), 0);
-  ASSERT_EQ(sigaction(SIGHUP, &ign, &old_hup), 0);
-  sigset_t usr2, old_mask;
-  sigemptyset(&usr2);
-  sigaddset(&usr2, SIGUSR2);
-  pthread_sigmask(SIG_BLOCK, &usr2, &old_mask);
-  absl::StatusOr<SignalMasks> masks = ChildSignalMasks();
-  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-  sigaction(SIGPIPE, &old_pipe, nullptr);
-  sigaction(SIGXFSZ, &old_xfsz, nullptr);
-  sigaction(SIGHUP, &old_hup, nullptr);
+  absl::StatusOr<testing::SignalMasks> masks;
+  {
+    testing::CallerSignals caller({SIGPIPE, SIGXFSZ, SIGHUP}, {SIGUSR2});
+    masks = ChildSignalMasks();
+  }
   ASSERT_THAT(masks, IsOk()) << masks.status();
-  EXPECT_EQ(masks->ignored & Bit(SIGPIPE), 0u);
-  EXPECT_EQ(masks->ignored & Bit(SIGXFSZ), 0u);
-  EXPECT_NE(masks->ignored & Bit(SIGHUP), 0u) << "nohup's SIGHUP was reset";
-  // Signals 32 and 33 are glibc's own (thread cancellation, setxid).
-  EXPECT_EQ(masks->blocked & ~(Bit(32) | Bit(33)), 0u) << std::hex << masks->blocked;
+  EXPECT_EQ(masks->ignored & testing::Bit(SIGPIPE), 0u);
+  EXPECT_EQ(masks->ignored & testing::Bit(SIGXFSZ), 0u);
+  EXPECT_NE(masks->ignored & testing::Bit(SIGHUP), 0u) << "nohup's SIGHUP was reset";
+  EXPECT_EQ(masks->blocked & ~testing::kGlibcOwnSignals, 0u) << std::hex << masks->blocked;
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, CommandSignalsTest,

@@ -29,6 +29,7 @@
 #include "lib/probes.h"
 #include "lib/runfiles.h"
 #include "lib/testing/hygiene.h"
+#include "lib/testing/signal_state.h"
 #include "lib/testing/status_matchers.h"
 
 using ::spawnlab::testing::IsOk;
@@ -463,43 +464,33 @@ TEST_P(SpawnTest, AnImpossibleMappingIsAnError) {
   EXPECT_THAT(hygiene_.Check(), IsOk()) << hygiene_.Check();
 }
 
-// default_signals: a parent that ignores SIGPIPE and blocks SIGUSR2 still
-// starts a child with nothing ignored and nothing blocked.
+// The child's signal masks, spawned by `method` with `options` from a caller
+// that ignores SIGPIPE, SIGXFSZ and SIGHUP and blocks SIGUSR2.
+absl::StatusOr<testing::SignalMasks> ChildSignalMasks(SpawnMethod method,
+                                                      const SpawnOptions& options) {
+  testing::CallerSignals caller({SIGPIPE, SIGXFSZ, SIGHUP}, {SIGUSR2});
+  const ExecSpec grep("/bin/grep", {"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"});
+  absl::StatusOr<std::string> out = Output(method, grep, options);
+  if (!out.ok()) return out.status();
+  return testing::ParseSignalMasks(*out);
+}
+
+// default_signals: nothing ignored and nothing blocked in the child.
 TEST_P(SpawnTest, DefaultSignalsGiveTheChildAFreshStart) {
   if (GetParam() == SpawnMethod::kClone3) {
     if (absl::Status s = ProbeCloneClearSighand(); !s.ok()) GTEST_SKIP() << s;
   }
-  struct sigaction ign = {}, old_pipe;
-  ign.sa_handler = SIG_IGN;
-  ASSERT_EQ(sigaction(SIGPIPE, &ign, &old_pipe), 0);
-  sigset_t usr2, old_mask;
-  sigemptyset(&usr2);
-  sigaddset(&usr2, SIGUSR2);
-  pthread_sigmask(SIG_BLOCK, &usr2, &old_mask);
   SpawnOptions options;
   options.default_signals = true;
-  // grep itself, not a shell: dash clears the signal mask when it starts,
-  // which would hide a child that was started with one.
-  const ExecSpec grep("/bin/grep", {"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"});
-  absl::StatusOr<std::string> out = Output(GetParam(), grep, options);
-  SpawnOptions plain;
-  absl::StatusOr<std::string> inherited = Output(GetParam(), grep, plain);
-  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-  sigaction(SIGPIPE, &old_pipe, nullptr);
-  ASSERT_THAT(out, IsOk()) << out.status();
-  // Signals 32 and 33 are glibc's own (thread cancellation, setxid): its
-  // sigaction and posix_spawn leave them alone, and so do we.
-  std::vector<std::string> lines = absl::StrSplit(*out, '\n', absl::SkipEmpty());
-  ASSERT_EQ(lines.size(), 2u) << *out;
-  uint64_t blocked = 0, ignored = 0;
-  ASSERT_TRUE(absl::SimpleHexAtoi(absl::StripPrefix(lines[0], "SigBlk:\t"), &blocked)) << *out;
-  ASSERT_TRUE(absl::SimpleHexAtoi(absl::StripPrefix(lines[1], "SigIgn:\t"), &ignored)) << *out;
-  const uint64_t glibc_own = (uint64_t{1} << 31) | (uint64_t{1} << 32);
-  EXPECT_EQ(blocked & ~glibc_own, 0u) << *out;
-  EXPECT_EQ(ignored & ~glibc_own, 0u) << *out;
+  absl::StatusOr<testing::SignalMasks> m = ChildSignalMasks(GetParam(), options);
+  ASSERT_THAT(m, IsOk()) << m.status();
+  EXPECT_EQ(m->blocked & ~testing::kGlibcOwnSignals, 0u) << std::hex << m->blocked;
+  EXPECT_EQ(m->ignored & ~testing::kGlibcOwnSignals, 0u) << std::hex << m->ignored;
   // Without the option the child inherits both (the bare primitive).
+  absl::StatusOr<testing::SignalMasks> inherited = ChildSignalMasks(GetParam(), SpawnOptions());
   ASSERT_THAT(inherited, IsOk()) << inherited.status();
-  EXPECT_NE(*inherited, *out);
+  EXPECT_NE(inherited->ignored & testing::Bit(SIGPIPE), 0u);
+  EXPECT_NE(inherited->blocked & testing::Bit(SIGUSR2), 0u);
 }
 
 // restore_signals: SIGPIPE and SIGXFSZ back at SIG_DFL and the mask empty;
@@ -508,33 +499,14 @@ TEST_P(SpawnTest, RestoreSignalsResetsPipeAndXfszOnly) {
   if (GetParam() == SpawnMethod::kClone3) {
     if (absl::Status s = ProbeCloneClearSighand(); !s.ok()) GTEST_SKIP() << s;
   }
-  struct sigaction ign = {}, old_pipe, old_xfsz, old_hup;
-  ign.sa_handler = SIG_IGN;
-  ASSERT_EQ(sigaction(SIGPIPE, &ign, &old_pipe), 0);
-  ASSERT_EQ(sigaction(SIGXFSZ, &ign, &old_xfsz), 0);
-  ASSERT_EQ(sigaction(SIGHUP, &ign, &old_hup), 0);
-  sigset_t usr2, old_mask;
-  sigemptyset(&usr2);
-  sigaddset(&usr2, SIGUSR2);
-  pthread_sigmask(SIG_BLOCK, &usr2, &old_mask);
   SpawnOptions options;
   options.restore_signals = true;
-  const ExecSpec grep("/bin/grep", {"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"});
-  absl::StatusOr<std::string> out = Output(GetParam(), grep, options);
-  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-  sigaction(SIGPIPE, &old_pipe, nullptr);
-  sigaction(SIGXFSZ, &old_xfsz, nullptr);
-  sigaction(SIGHUP, &old_hup, nullptr);
-  ASSERT_THAT(out, IsOk()) << out.status();
-  std::vector<std::string> lines = absl::StrSplit(*out, '\n', absl::SkipEmpty());
-  ASSERT_EQ(lines.size(), 2u) << *out;
-  uint64_t blocked = 0, ignored = 0;
-  ASSERT_TRUE(absl::SimpleHexAtoi(absl::StripPrefix(lines[0], "SigBlk:\t"), &blocked)) << *out;
-  ASSERT_TRUE(absl::SimpleHexAtoi(absl::StripPrefix(lines[1], "SigIgn:\t"), &ignored)) << *out;
-  const auto bit = [](int sig) { return uint64_t{1} << (sig - 1); };
-  EXPECT_EQ(blocked & ~(bit(32) | bit(33)), 0u) << *out;
-  EXPECT_EQ(ignored & (bit(SIGPIPE) | bit(SIGXFSZ)), 0u) << *out;
-  EXPECT_NE(ignored & bit(SIGHUP), 0u) << *out;
+  absl::StatusOr<testing::SignalMasks> m = ChildSignalMasks(GetParam(), options);
+  ASSERT_THAT(m, IsOk()) << m.status();
+  EXPECT_EQ(m->blocked & ~testing::kGlibcOwnSignals, 0u) << std::hex << m->blocked;
+  EXPECT_EQ(m->ignored & (testing::Bit(SIGPIPE) | testing::Bit(SIGXFSZ)), 0u)
+      << std::hex << m->ignored;
+  EXPECT_NE(m->ignored & testing::Bit(SIGHUP), 0u) << std::hex << m->ignored;
 }
 
 TEST_P(SpawnTest, ANewProcessGroupIsLedByTheChild) {
