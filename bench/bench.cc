@@ -832,8 +832,9 @@ int RunInProcesses(const CommandLine& cl, const Plan& plan, const std::string& l
   context[keys::kStoppingTarget] = absl::StrCat(plan.target);
   context[keys::kStoppingMaxSeconds] = absl::StrCat(plan.max_seconds);
   context[keys::kStoppedBy] = stopped_by;
+  // The stopping rule described the last process's merge; a fixed plan asks now.
   context[keys::kStoppingWorst] =
-      DescribeWorst(KeyRatioPrecision(*merged, defaults.ratio_baselines));
+      plan.adaptive ? worst : DescribeWorst(KeyRatioPrecision(*merged, defaults.ratio_baselines));
   if (absl::Status s = WriteFileAtomically(plan.out, merged->dump(2) + "\n"); !s.ok()) {
     std::cerr << "error: " << s.message() << "; " << plan.out << " is as it was\n";
     return 1;

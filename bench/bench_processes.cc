@@ -37,6 +37,28 @@ void ForwardToWorker(int sig) {
   if (g_worker_pid > 0) kill(static_cast<pid_t>(g_worker_pid), sig);
 }
 
+// What process k of `processes` wrote to `part`, once it ended with
+// `status`: its results, or why there are none (InvalidArgument for its
+// usage error, exit code 2: a filter that matched nothing).
+absl::StatusOr<nlohmann::json> ProcessResults(int k, int processes,
+                                              const absl::StatusOr<ExitStatus>& status,
+                                              const std::string& part) {
+  std::ifstream in(part, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json doc = ParseBenchmarkJson(in ? text.str() : std::string());
+  if (status.ok() && status->exited() && !doc.is_discarded() && doc.is_object() &&
+      doc.contains("context")) {
+    return doc;
+  }
+  const std::string how = status.ok() ? status->ToString() : status.status().ToString();
+  const std::string message =
+      absl::StrCat("process ", k, " of ", processes, " ended (", how, ") without results (see above)");
+  return status.ok() && status->exited() && status->exit_code() == 2
+             ? absl::InvalidArgumentError(message)
+             : absl::InternalError(message);
+}
+
 }  // namespace
 
 std::vector<std::string> WithoutFlags(const std::vector<std::string>& args,
@@ -111,22 +133,12 @@ absl::StatusOr<nlohmann::json> RunProcesses(
     absl::StatusOr<ExitStatus> status = child->Wait();
     g_worker_pid = 0;
     if (g_parent_signal != 0) finish(true);
-    std::ifstream in(parts.back(), std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    nlohmann::json doc = ParseBenchmarkJson(in ? text.str() : std::string());
-    if (!status.ok() || !status->exited() || doc.is_discarded() || !doc.is_object() ||
-        !doc.contains("context")) {
+    absl::StatusOr<nlohmann::json> part = ProcessResults(k, processes, status, parts.back());
+    if (!part.ok()) {
       finish(false);
-      const std::string how = status.ok() ? status->ToString() : status.status().ToString();
-      const std::string message =
-          absl::StrCat("process ", k, " of ", processes, " ended (", how,
-                       ") without results (see above)");
-      // Its exit code 2 is a usage error (a filter that matched nothing).
-      return status.ok() && status->exited() && status->exit_code() == 2
-                 ? absl::InvalidArgumentError(message)
-                 : absl::InternalError(message);
+      return part.status();
     }
+    nlohmann::json doc = *std::move(part);
     a_process_failed |= status->exit_code() != 0;
     const nlohmann::json& c = doc["context"];
     int64_t n = 0;
