@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/results.h"
+#include "results_model/results_file.h"
 #include "nlohmann/json.hpp"
 
 namespace spawnlab {

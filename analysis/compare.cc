@@ -248,13 +248,13 @@ std::string ContextDifferences(const ResultsFile& old_file, const ResultsFile& n
                       out, "\n");
 }
 
-RatioComparison CompareRatios(const nlohmann::json& old_doc, const nlohmann::json& new_doc,
+RatioComparison CompareRatios(const ResultsFile& old_file, const ResultsFile& new_file,
                               const spawnlab::RatioBaseline& by) {
   RatioComparison c;
   std::map<std::string, spawnlab::PairedRatio> new_ratios;
-  for (const spawnlab::PairedRatio& r : spawnlab::PairedRatios(new_doc, by)) new_ratios[r.row] = r;
+  for (const spawnlab::PairedRatio& r : spawnlab::PairedRatios(new_file, by)) new_ratios[r.row] = r;
   std::vector<double> abs_changes;
-  for (const spawnlab::PairedRatio& o : spawnlab::PairedRatios(old_doc, by)) {
+  for (const spawnlab::PairedRatio& o : spawnlab::PairedRatios(old_file, by)) {
     auto it = new_ratios.find(o.row);
     if (it == new_ratios.end() || !(o.median > 0)) continue;
     const spawnlab::PairedRatio& n = it->second;
@@ -316,7 +316,6 @@ int ChanceBound(int n) {
 }
 
 Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsFile& new_file,
-                                     const nlohmann::json& old_doc, const nlohmann::json& new_doc,
                                      std::optional<spawnlab::RatioBaseline> by) {
   Reproducibility r;
   std::vector<spawnlab::RatioBaseline> baselines;
@@ -327,7 +326,7 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
   }
   std::vector<double> ratio_changes;
   for (const spawnlab::RatioBaseline& b : baselines) {
-    RatioComparison rc = CompareRatios(old_doc, new_doc, b);
+    RatioComparison rc = CompareRatios(old_file, new_file, b);
     r.ratios += static_cast<int>(rc.rows.size());
     r.ratios_over_10pct += rc.over_10pct;
     for (const RatioChange& change : rc.rows) {

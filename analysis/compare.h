@@ -25,9 +25,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/results.h"
+#include "results_model/results_file.h"
 #include "results_model/bench_results.h"
-#include "nlohmann/json.hpp"
 
 namespace spawnlab {
 namespace analysis {
@@ -81,7 +80,7 @@ std::string ContextDifferences(const ResultsFile& old_file, const ResultsFile& n
 // in `by` (e.g. method / vfork), paired within a round in each run
 // (results_model/bench_results.h). A ratio is free of the machine's drift between the
 // runs, which moves both of its rows, so this is how far two runs of the same
-// code agree. `old_doc` and `new_doc` are the files' JSON.
+// code agree.
 struct RatioChange {
   std::string row, baseline;
   double old_ratio, new_ratio, change;  // change: new / old - 1
@@ -94,7 +93,7 @@ struct RatioComparison {
   double median_abs_change = 0;
   int over_5pct = 0, over_10pct = 0;
 };
-RatioComparison CompareRatios(const nlohmann::json& old_doc, const nlohmann::json& new_doc,
+RatioComparison CompareRatios(const ResultsFile& old_file, const ResultsFile& new_file,
                               const spawnlab::RatioBaseline& by);
 std::string FormatRatioComparison(const RatioComparison& c, const spawnlab::RatioBaseline& by);
 
@@ -132,7 +131,6 @@ struct Reproducibility {
   std::string table;
 };
 Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsFile& new_file,
-                                     const nlohmann::json& old_doc, const nlohmann::json& new_doc,
                                      std::optional<spawnlab::RatioBaseline> by = std::nullopt);
 
 // The key-ratio baselines a results file declares: its context's

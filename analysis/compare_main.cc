@@ -27,7 +27,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "analysis/compare.h"
-#include "analysis/results.h"
+#include "results_model/results_file.h"
 #include "results_model/benchmark_json.h"
 #include "results_model/context_keys.h"
 
@@ -69,8 +69,8 @@ int main(int argc, char** argv) {
   auto resolve = [&](std::string p) {
     return (p.empty() || p[0] == '/' || cwd == nullptr) ? p : absl::StrCat(cwd, "/", p);
   };
-  absl::StatusOr<spawnlab::analysis::ResultsFile> old_file = spawnlab::analysis::LoadResultsFile(resolve(files[0]));
-  absl::StatusOr<spawnlab::analysis::ResultsFile> new_file = spawnlab::analysis::LoadResultsFile(resolve(files[1]));
+  absl::StatusOr<spawnlab::ResultsFile> old_file = spawnlab::LoadResultsFile(resolve(files[0]));
+  absl::StatusOr<spawnlab::ResultsFile> new_file = spawnlab::LoadResultsFile(resolve(files[1]));
   for (const auto* f : {&old_file, &new_file}) {
     if (!f->ok()) {  // a file that is missing or no results file: bad input
       std::cerr << "error: " << f->status().message() << "\n";
@@ -84,17 +84,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::cout << spawnlab::analysis::ContextDifferences(*old_file, *new_file);
-  // Each file is read once (a FIFO or /dev/stdin has nothing to give twice):
-  // the rows in repetition order come from the text LoadResultsFile kept.
-  auto read = [](const spawnlab::analysis::ResultsFile& f) { return spawnlab::ParseBenchmarkJson(f.text); };
   if (self_check) {
     spawnlab::analysis::Reproducibility r = spawnlab::analysis::CheckReproducibility(
-        *old_file, *new_file, read(*old_file), read(*new_file), ratios);
+        *old_file, *new_file, ratios);
     std::cout << r.table;
     return r.meets_targets ? 0 : 3;
   }
   if (ratios) {
-    spawnlab::analysis::RatioComparison c = spawnlab::analysis::CompareRatios(read(*old_file), read(*new_file), *ratios);
+    spawnlab::analysis::RatioComparison c = spawnlab::analysis::CompareRatios(*old_file, *new_file, *ratios);
     if (c.rows.empty()) {
       std::cerr << "error: no row has a " << ratios->dimension << ":" << ratios->value
                 << " partner in both files\n";
@@ -104,8 +101,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (canary) {
-    absl::StatusOr<spawnlab::analysis::ResultsFile> o = spawnlab::analysis::NormaliseByCanary(*old_file);
-    absl::StatusOr<spawnlab::analysis::ResultsFile> n = spawnlab::analysis::NormaliseByCanary(*new_file);
+    absl::StatusOr<spawnlab::ResultsFile> o = spawnlab::analysis::NormaliseByCanary(*old_file);
+    absl::StatusOr<spawnlab::ResultsFile> n = spawnlab::analysis::NormaliseByCanary(*new_file);
     for (const auto* f : {&o, &n}) {
       if (!f->ok()) {
         std::cerr << "error: " << f->status().message() << "\n";

@@ -86,6 +86,12 @@ nlohmann::json Rep(const std::string& name, int k, double t) {
           {"repetition_index", k}, {"real_time", t},   {"time_unit", "us"}};
 }
 
+ResultsFile Parsed(const nlohmann::json& doc) {
+  absl::StatusOr<ResultsFile> f = ParseResults(doc.dump(), "x.json");
+  EXPECT_THAT(f, IsOk()) << f.status();
+  return f.ok() ? *f : ResultsFile();
+}
+
 TEST(Compare, RatiosIgnoreDriftThatMovesBothRowsOfARound) {
   // The new run is 30% slower everywhere, and one round 2x: the ratios hold.
   nlohmann::json old_doc = {{"benchmarks",
@@ -94,14 +100,14 @@ TEST(Compare, RatiosIgnoreDriftThatMovesBothRowsOfARound) {
   nlohmann::json new_doc = {{"benchmarks",
                              {Rep("s/method:vfork/p:a", 0, 13), Rep("s/method:fork/p:a", 0, 39),
                               Rep("s/method:vfork/p:a", 1, 26), Rep("s/method:fork/p:a", 1, 78)}}};
-  RatioComparison c = CompareRatios(old_doc, new_doc, {"method", "vfork"});
+  RatioComparison c = CompareRatios(Parsed(old_doc), Parsed(new_doc), {"method", "vfork"});
   ASSERT_EQ(c.rows.size(), 1u);
   EXPECT_NEAR(c.rows[0].change, 0.0, 1e-12);
   EXPECT_EQ(c.over_5pct, 0);
   // A real change of 20% in one ratio is seen.
   new_doc["benchmarks"][1]["real_time"] = 39 * 1.2;
   new_doc["benchmarks"][3]["real_time"] = 78 * 1.2;
-  c = CompareRatios(old_doc, new_doc, {"method", "vfork"});
+  c = CompareRatios(Parsed(old_doc), Parsed(new_doc), {"method", "vfork"});
   EXPECT_NEAR(c.rows[0].change, 0.2, 1e-12);
   EXPECT_EQ(c.over_10pct, 1);
   EXPECT_THAT(FormatRatioComparison(c, {"method", "vfork"}), ::testing::HasSubstr("+20.0%"));
@@ -127,7 +133,7 @@ Reproducibility Check(const nlohmann::json& a, const nlohmann::json& b) {
   absl::StatusOr<ResultsFile> fb = ParseResults(b.dump(), "b.json");
   EXPECT_THAT(fa, IsOk());
   EXPECT_THAT(fb, IsOk());
-  return CheckReproducibility(*fa, *fb, a, b);
+  return CheckReproducibility(*fa, *fb);
 }
 
 TEST(SelfCheck, TheSameRunTwiceMeetsTheTargets) {
@@ -331,12 +337,6 @@ nlohmann::json NineProcesses(const std::function<double(int)>& level) {
   return doc;
 }
 
-ResultsFile Parsed(const nlohmann::json& doc) {
-  absl::StatusOr<ResultsFile> f = ParseResults(doc.dump(), "x.json");
-  EXPECT_THAT(f, IsOk()) << f.status();
-  return f.ok() ? *f : ResultsFile();
-}
-
 // Two runs of nine processes whose luck fell differently: the repetitions,
 // 27 a side, look sure they differ; the processes, the unit the runs vary by,
 // do not. A change every process shows is still called different.
@@ -370,7 +370,7 @@ TEST(Compare, RunsOfSeveralProcessesAreComparedProcessByProcess) {
 TEST(SelfCheck, RunsOfSeveralProcessesAreJudgedOnTheProcessesAndSayWhatTheRepetitionsSay) {
   const nlohmann::json a = NineProcesses([](int p) { return 100.0 + 2 * p; });
   const nlohmann::json b = NineProcesses([](int p) { return 104.0 + 2 * p; });
-  Reproducibility r = CheckReproducibility(Parsed(a), Parsed(b), a, b);
+  Reproducibility r = CheckReproducibility(Parsed(a), Parsed(b));
   EXPECT_TRUE(r.by_process);
   EXPECT_EQ(r.rows_tested, 1);
   EXPECT_EQ(r.rows_different, 0);

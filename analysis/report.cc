@@ -18,8 +18,6 @@
 #include "analysis/compare.h"
 #include "results_model/stats.h"
 #include "results_model/bench_results.h"
-#include "results_model/benchmark_json.h"
-#include "nlohmann/json.hpp"
 #include "results_model/context_keys.h"
 
 namespace spawnlab {
@@ -898,10 +896,7 @@ const ResultsFile* RerunOf(const ResultsFile& f, const std::vector<ResultsFile>&
 }
 
 std::optional<Reproducibility> ReproducibilityOf(const ResultsFile& f, const ResultsFile& rerun) {
-  const nlohmann::json a = spawnlab::ParseBenchmarkJson(f.text);
-  const nlohmann::json b = spawnlab::ParseBenchmarkJson(rerun.text);
-  if (a.is_discarded() || b.is_discarded()) return std::nullopt;
-  return CheckReproducibility(f, rerun, a, b);
+  return CheckReproducibility(f, rerun);
 }
 
 std::string ReproducibilitySection(const ResultsFile& f, const std::vector<ResultsFile>& reruns) {

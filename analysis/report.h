@@ -25,7 +25,7 @@
 
 #include "analysis/claims.h"
 #include "analysis/report_spec.h"
-#include "analysis/results.h"
+#include "results_model/results_file.h"
 
 namespace spawnlab {
 namespace analysis {

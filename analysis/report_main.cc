@@ -21,7 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/claims.h"
 #include "analysis/report.h"
-#include "analysis/results.h"
+#include "results_model/results_file.h"
 #include "lib/runfiles.h"
 #include "lib/safe_file.h"
 
@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << specs.status().message() << " (give --experiments=DIR)\n";
     return 2;
   }
-  spawnlab::analysis::ResultsSet set = spawnlab::analysis::LoadResultsDir(results_dir);
+  spawnlab::ResultsSet set = spawnlab::LoadResultsDir(results_dir);
   for (const absl::Status& e : set.errors) std::cerr << "error: " << e.message() << "\n";
   // A mistyped --results would otherwise turn every report into "no results"
   // and remove the ones it no longer produces: a folder with no JSON file at

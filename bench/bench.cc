@@ -709,7 +709,7 @@ int Conclude(const Plan& plan, const nlohmann::json& doc, const BenchDefaults& d
   if (!plan.own_display) {
     // The answer last, where the user looks; every row behind --rows.
     const bool answered = !absl::GetFlag(FLAGS_rows) && !defaults.headline.empty() &&
-                          PrintHeadline(doc, defaults.headline, say);
+                          PrintHeadline(ResultsOf(doc), defaults.headline, say);
     if (!answered) PrintSummary(doc, defaults, say);
     if (answered) say << "\n(every row and key ratio: --rows; everything: the results file below)\n";
   }

@@ -36,102 +36,101 @@ std::string Figure(double v) {
   return absl::StrFormat("%.*f", v >= 100 ? 0 : v >= 10 ? 1 : 2, v);
 }
 
-}  // namespace
-
-bool PrintHeadline(const nlohmann::json& doc, const Headline& h, std::ostream& out) {
-  std::vector<std::string> rows, cols = h.cols;
+// The table's cells: each (row value, column value) with its median and
+// interval (ns), rows and columns in the order the bench registered them.
+struct Table {
+  std::vector<std::string> rows, cols;
   std::map<std::pair<std::string, std::string>, Cell> cells;
-  std::string unit;
   double largest = 0;
-  const std::map<std::string, std::vector<double>> all = RepetitionTimes(doc);
-  for (const nlohmann::json& b : doc["benchmarks"]) {  // in the bench's order
-    absl::StatusOr<BenchName> name = ParseBenchName(b.value("run_name", b.value("name", "")));
-    if (!name.ok() || !Matches(*name, h.fixed) || false) continue;
-    auto r = name->dims.find(h.row_dim), c = name->dims.find(h.col_dim);
-    auto t = all.find(name->canonical);
-    if (r == name->dims.end() || c == name->dims.end() || t == all.end() || t->second.empty()) {
-      continue;
-    }
+};
+
+Table CellsOf(const ResultsFile& f, const Headline& h) {
+  Table t;
+  t.cols = h.cols;
+  for (const Series& s : f.series) {  // in the bench's order
+    if (!Matches(s.parsed, h.fixed) || s.samples_ns.empty()) continue;
+    auto r = s.parsed.dims.find(h.row_dim), c = s.parsed.dims.find(h.col_dim);
+    if (r == s.parsed.dims.end() || c == s.parsed.dims.end()) continue;
     if (!h.cols.empty() && std::find(h.cols.begin(), h.cols.end(), c->second) == h.cols.end()) {
       continue;
     }
-    if (cells.count({r->second, c->second})) continue;
-    const std::vector<double>& times = t->second;
-    AddOnce(rows, r->second);
-    AddOnce(cols, c->second);
-    std::vector<double> sorted = times;
-    std::sort(sorted.begin(), sorted.end());
+    if (t.cells.count({r->second, c->second})) continue;
+    AddOnce(t.rows, r->second);
+    AddOnce(t.cols, c->second);
     Cell cell;
-    cell.median = Median(sorted);
-    std::tie(cell.low, cell.high) = MedianInterval(sorted);
-    cells[{r->second, c->second}] = cell;
-    largest = std::max(largest, cell.median);
+    cell.median = Median(s.samples_ns);
+    std::tie(cell.low, cell.high) = MedianInterval(s.samples_ns);
+    t.cells[{r->second, c->second}] = cell;
+    t.largest = std::max(t.largest, cell.median);
   }
-  if (cells.empty()) return false;
-  for (const nlohmann::json& b : doc["benchmarks"]) {
-    if (b.contains("time_unit") && b["time_unit"].is_string()) unit = b["time_unit"];
-  }
-  // One unit for the table: the file's, or a thousand times it for large cells.
-  double scale = 1;
-  if (largest >= 10000 && unit == "us") {
-    scale = 1e-3;
-    unit = "ms";
-  } else if (largest >= 10000 && unit == "ns") {
-    scale = 1e-3;
-    unit = "us";
-  }
+  return t;
+}
+
+void PrintTable(const Table& t, const Headline& h, std::ostream& out) {
+  // One unit for the table, so that its figures have three to five digits.
+  const auto [scale, unit] = t.largest >= 1e7   ? std::make_pair(1e-6, "ms")
+                             : t.largest >= 1e4 ? std::make_pair(1e-3, "us")
+                                                : std::make_pair(1.0, "ns");
   std::string fixed;
   for (const auto& [dim, value] : h.fixed) absl::StrAppend(&fixed, fixed.empty() ? "" : ", ", dim, ":", value);
   out << "\n" << (h.title.empty() ? "the answer" : h.title) << " (" << fixed << "; median ["
       << "95% interval], " << unit << ")\n";
+  std::vector<int> widths;
+  for (const std::string& c : t.cols) widths.push_back(std::max<int>(19, c.size()));
   out << absl::StrFormat("%-13s", absl::StrCat(h.row_dim, " \\ ", h.col_dim));
-  for (const std::string& c : cols) out << absl::StrFormat(" %19s", c);
+  for (size_t i = 0; i < t.cols.size(); ++i) out << absl::StrFormat(" %*s", widths[i], t.cols[i]);
   out << "\n";
-  for (const std::string& r : rows) {
+  for (const std::string& r : t.rows) {
     out << absl::StrFormat("%-13s", r);
-    for (const std::string& c : cols) {
-      auto it = cells.find({r, c});
+    for (size_t i = 0; i < t.cols.size(); ++i) {
+      auto it = t.cells.find({r, t.cols[i]});
       const std::string text =
-          it == cells.end() ? "—"
-                            : absl::StrCat(Figure(it->second.median * scale), " [",
-                                           Figure(it->second.low * scale), ", ",
-                                           Figure(it->second.high * scale), "]");
-      out << absl::StrFormat(" %19s", text);
+          it == t.cells.end() ? "—"
+                              : absl::StrCat(Figure(it->second.median * scale), " [",
+                                             Figure(it->second.low * scale), ", ",
+                                             Figure(it->second.high * scale), "]");
+      out << absl::StrFormat(" %*s", widths[i], text);
     }
     out << "\n";
   }
-  for (const HeadlineRatio& hr : h.ratios) {
-    std::map<std::string, std::string> where = h.fixed;
-    where.insert(hr.where.begin(), hr.where.end());
-    // In the table's order of the dimension that varies; values the table
-    // leaves out stay out.
-    const std::vector<std::string>& order =
-        hr.by.dimension == h.row_dim ? rows : hr.by.dimension == h.col_dim ? cols : rows;
-    std::vector<std::pair<size_t, PairedRatio>> kept;
-    for (const PairedRatio& p : PairedRatios(doc, hr.by)) {
-      absl::StatusOr<BenchName> name = ParseBenchName(p.row);
-      if (!name.ok() || !Matches(*name, where)) continue;
-      const auto at = std::find(order.begin(), order.end(), name->dims.at(hr.by.dimension));
-      if (at == order.end() && (hr.by.dimension == h.row_dim || hr.by.dimension == h.col_dim)) {
-        continue;
-      }
-      kept.emplace_back(static_cast<size_t>(at - order.begin()), p);
-    }
-    std::stable_sort(kept.begin(), kept.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    bool said = false;
-    for (const auto& [index, p] : kept) {
-      absl::StatusOr<BenchName> name = ParseBenchName(p.row);
-      if (!said) {
-        out << "\nover " << hr.by.dimension << ":" << hr.by.value
-            << " (paired within rounds; median [95% interval]):\n";
-        said = true;
-      }
-      const std::string label = absl::StrCat(name->dims.at(hr.by.dimension), " / ", hr.by.value);
-      out << absl::StrFormat("  %-24s %7.2fx  [%.2f, %.2f]  %d rounds\n", label, p.median, p.low,
-                             p.high, p.rounds);
-    }
+}
+
+void PrintRatios(const ResultsFile& f, const Table& t, const Headline& h,
+                 const HeadlineRatio& hr, std::ostream& out) {
+  std::map<std::string, std::string> where = h.fixed;
+  where.insert(hr.where.begin(), hr.where.end());
+  // In the table's order of the dimension that varies; values the table
+  // leaves out stay out.
+  const bool in_table = hr.by.dimension == h.row_dim || hr.by.dimension == h.col_dim;
+  const std::vector<std::string>& order = hr.by.dimension == h.col_dim ? t.cols : t.rows;
+  std::vector<std::pair<size_t, PairedRatio>> kept;
+  for (const PairedRatio& p : PairedRatios(f, hr.by)) {
+    absl::StatusOr<BenchName> name = ParseBenchName(p.row);
+    if (!name.ok() || !Matches(*name, where)) continue;
+    const auto at = std::find(order.begin(), order.end(), name->dims.at(hr.by.dimension));
+    if (at == order.end() && in_table) continue;
+    kept.emplace_back(static_cast<size_t>(at - order.begin()), p);
   }
+  std::stable_sort(kept.begin(), kept.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (kept.empty()) return;
+  out << "\nover " << hr.by.dimension << ":" << hr.by.value
+      << " (paired within rounds; median [95% interval]):\n";
+  for (const auto& [index, p] : kept) {
+    absl::StatusOr<BenchName> name = ParseBenchName(p.row);
+    const std::string label = absl::StrCat(name->dims.at(hr.by.dimension), " / ", hr.by.value);
+    out << absl::StrFormat("  %-24s %7.2fx  [%.2f, %.2f]  %d rounds\n", label, p.median, p.low,
+                           p.high, p.rounds);
+  }
+}
+
+}  // namespace
+
+bool PrintHeadline(const ResultsFile& f, const Headline& h, std::ostream& out) {
+  const Table t = CellsOf(f, h);
+  if (t.cells.empty()) return false;
+  PrintTable(t, h, out);
+  for (const HeadlineRatio& hr : h.ratios) PrintRatios(f, t, h, hr, out);
   return true;
 }
 

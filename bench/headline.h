@@ -10,7 +10,7 @@
 //   h.fixed = {{"child", "minimal"}, {"until", "start"}};
 //   h.ratios = {{{"method", "vfork"}, {{"parent", "minimal"}}},   // each method / vfork
 //               {{"parent", "minimal"}, {{"method", "fork"}}}};  // fork by parent size
-//   PrintHeadline(doc, h, std::cout);
+//   PrintHeadline(spawnlab::ResultsOf(doc), h, std::cout);
 
 #ifndef SPAWNLAB_BENCH_HEADLINE_H_
 #define SPAWNLAB_BENCH_HEADLINE_H_
@@ -43,7 +43,7 @@ struct Headline {
 // registered them; a cell
 // with no measured row is "—") and the ratios with their intervals. Returns
 // false, printing nothing, when no row of the file matches.
-bool PrintHeadline(const nlohmann::json& doc, const Headline& headline, std::ostream& out);
+bool PrintHeadline(const ResultsFile& f, const Headline& headline, std::ostream& out);
 
 }  // namespace spawnlab
 

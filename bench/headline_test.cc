@@ -45,7 +45,7 @@ Headline Clone3Like() {
 
 TEST(Headline, TableOfMediansWithIntervalsThenPairedRatios) {
   std::ostringstream out;
-  ASSERT_TRUE(PrintHeadline(Doc(), Clone3Like(), out));
+  ASSERT_TRUE(PrintHeadline(ResultsOf(Doc()), Clone3Like(), out));
   const std::string text = out.str();
   EXPECT_THAT(text, HasSubstr("spawn cost (child:minimal; median [95% interval], us)"));
   EXPECT_THAT(text, HasSubstr("minimal"));
@@ -62,7 +62,7 @@ TEST(Headline, NothingMatchingPrintsNothing) {
   Headline h = Clone3Like();
   h.fixed = {{"child", "static"}};
   std::ostringstream out;
-  EXPECT_FALSE(PrintHeadline(Doc(), h, out));
+  EXPECT_FALSE(PrintHeadline(ResultsOf(Doc()), h, out));
   EXPECT_TRUE(out.str().empty());
 }
 

@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "results_model/bench_name.h"
 #include "results_model/context_keys.h"
+#include "results_model/results_file.h"
 
 namespace spawnlab {
 namespace {
@@ -35,43 +36,31 @@ double BinomialCdf(int k, int n) {  // P(X <= k), X ~ Binomial(n, 1/2)
 
 }  // namespace
 
-RowCounts CountRows(const nlohmann::json& doc) {
+ResultsFile ResultsOf(const nlohmann::json& doc) {
+  absl::StatusOr<ResultsFile> f = ReadResults(doc, "(this run)");
+  return f.ok() ? *std::move(f) : ResultsFile{};
+}
+
+RowCounts CountRows(const ResultsFile& f) {
   RowCounts counts;
-  if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
-    return counts;
-  }
-  std::map<std::string, int> state;  // 1 measured, 2 skipped, 3 failed
-  for (const nlohmann::json& row : doc["benchmarks"]) {
-    if (!row.is_object()) continue;
-    const std::string name = Canonical(row);
-    int s = 1;
-    if (row.value("error_occurred", false)) {
-      s = absl::StartsWith(row.value("error_message", ""), kSkippedPrefix) ? 2 : 3;
-    }
-    state[name] = std::max(state[name], s);
-  }
-  for (const auto& [name, s] : state) {
-    (s == 1 ? counts.measured : s == 2 ? counts.skipped : counts.failed)++;
+  for (const Series& s : f.series) {
+    (!s.error.empty() ? counts.failed : !s.skipped.empty() ? counts.skipped : counts.measured)++;
   }
   return counts;
 }
+RowCounts CountRows(const nlohmann::json& doc) { return CountRows(ResultsOf(doc)); }
 
-std::map<std::string, std::vector<double>> RepetitionTimes(const nlohmann::json& doc) {
+std::map<std::string, std::vector<double>> RepetitionTimes(const ResultsFile& f) {
   std::map<std::string, std::vector<double>> times;
-  if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
-    return times;
-  }
-  for (const nlohmann::json& row : doc["benchmarks"]) {
-    if (!row.is_object() || row.value("run_type", "") != "iteration" ||
-        row.value("error_occurred", false) || !row.contains("real_time") ||
-        !row["real_time"].is_number()) {
-      continue;
+  for (const Series& s : f.series) {
+    if (s.samples_ns.empty()) continue;
+    std::vector<double>& v = times[s.name];
+    for (size_t i = 0; i < s.samples_ns.size(); ++i) {
+      const int k = s.repetitions[i];
+      if (k < 0 || k > 100000) continue;
+      if (static_cast<int>(v.size()) <= k) v.resize(k + 1, std::nan(""));
+      v[k] = s.samples_ns[i];
     }
-    const int k = row.value("repetition_index", 0);
-    std::vector<double>& v = times[Canonical(row)];
-    if (k < 0 || k > 100000) continue;
-    if (static_cast<int>(v.size()) <= k) v.resize(k + 1, std::nan(""));
-    v[k] = row["real_time"].get<double>();
   }
   return times;
 }
@@ -88,9 +77,9 @@ std::pair<double, double> MedianInterval(std::vector<double> v) {
   return {v[j - 1], v[n - j]};
 }
 
-std::vector<PairedRatio> PairedRatios(const nlohmann::json& doc, const RatioBaseline& by) {
+std::vector<PairedRatio> PairedRatios(const ResultsFile& f, const RatioBaseline& by) {
   std::vector<PairedRatio> out;
-  const std::map<std::string, std::vector<double>> times = RepetitionTimes(doc);
+  const std::map<std::string, std::vector<double>> times = RepetitionTimes(f);
   for (const auto& [name, reps] : times) {
     absl::StatusOr<BenchName> parsed = ParseBenchName(name);
     if (!parsed.ok()) continue;
@@ -117,13 +106,16 @@ std::vector<PairedRatio> PairedRatios(const nlohmann::json& doc, const RatioBase
   }
   return out;
 }
+std::vector<PairedRatio> PairedRatios(const nlohmann::json& doc, const RatioBaseline& by) {
+  return PairedRatios(ResultsOf(doc), by);
+}
 
 namespace {
 
 // The canary row's repetition times that are numbers, in round order; empty if
 // the row is missing.
-std::vector<double> CanaryTimes(const nlohmann::json& doc, const std::string& canary_row) {
-  const std::map<std::string, std::vector<double>> times = RepetitionTimes(doc);
+std::vector<double> CanaryTimes(const ResultsFile& f, const std::string& canary_row) {
+  const std::map<std::string, std::vector<double>> times = RepetitionTimes(f);
   auto it = times.find(canary_row);
   std::vector<double> v;
   if (it == times.end()) return v;
@@ -135,8 +127,8 @@ std::vector<double> CanaryTimes(const nlohmann::json& doc, const std::string& ca
 
 }  // namespace
 
-double CanaryDriftPct(const nlohmann::json& doc, const std::string& canary_row) {
-  const std::vector<double> v = CanaryTimes(doc, canary_row);
+double CanaryDriftPct(const ResultsFile& f, const std::string& canary_row) {
+  const std::vector<double> v = CanaryTimes(f, canary_row);
   if (v.size() < 4) return -1;
   const size_t half = v.size() / 2;
   const double first = Median({v.begin(), v.begin() + half});
@@ -144,8 +136,8 @@ double CanaryDriftPct(const nlohmann::json& doc, const std::string& canary_row) 
   return 100.0 * std::fabs(last / first - 1);
 }
 
-double CanarySpreadPct(const nlohmann::json& doc, const std::string& canary_row) {
-  std::vector<double> v = CanaryTimes(doc, canary_row);
+double CanarySpreadPct(const ResultsFile& f, const std::string& canary_row) {
+  std::vector<double> v = CanaryTimes(f, canary_row);
   if (v.size() < 4) return -1;
   std::sort(v.begin(), v.end());
   // The nearest-rank 75th percentile: the 7th of 9, the 12th of 15, the 19th of 25.
@@ -157,9 +149,10 @@ void RecordNoise(nlohmann::json& doc, const std::string& canary_row) {
   nlohmann::json& context = doc["context"];
   double drift = -1, spread = -1;
   if (!canary_row.empty()) {
-    drift = CanaryDriftPct(doc, canary_row);
-    spread = CanarySpreadPct(doc, canary_row);
-    const std::map<std::string, std::vector<double>> times = RepetitionTimes(doc);
+    const ResultsFile f = ResultsOf(doc);
+    drift = CanaryDriftPct(f, canary_row);
+    spread = CanarySpreadPct(f, canary_row);
+    const std::map<std::string, std::vector<double>> times = RepetitionTimes(f);
     auto it = times.find(canary_row);
     const std::string unknown =
         it == times.end() ? "unknown: the canary row did not run (a filter left it out?)"
@@ -170,7 +163,7 @@ void RecordNoise(nlohmann::json& doc, const std::string& canary_row) {
         spread >= 0 ? absl::StrFormat("%.2f", spread) : unknown;
     if (it != times.end()) {
       std::vector<std::string> series;
-      for (double t : it->second) series.push_back(absl::StrFormat("%.4g", t));
+      for (double ns : it->second) series.push_back(absl::StrFormat("%.4g", ns / 1e3));
       context[keys::kCanarySeries] = absl::StrJoin(series, " ");
     }
   }
@@ -194,15 +187,11 @@ struct Moments {
 Moments Describe(const std::vector<double>& v) {
   Moments m{};
   if (v.empty()) return m;
-  double sum = 0;
-  for (double x : v) sum += x;
-  m.mean = sum / v.size();
-  double sq = 0;
-  for (double x : v) sq += (x - m.mean) * (x - m.mean);
-  m.stddev = v.size() > 1 ? std::sqrt(sq / (v.size() - 1)) : 0;
+  m.mean = Mean(v);
+  m.stddev = v.size() > 1 ? Stddev(v) : 0;
   m.cv = m.mean != 0 ? m.stddev / m.mean : 0;
   m.median = Median(v);
-  m.min = *std::min_element(v.begin(), v.end());
+  m.min = Min(v);
   return m;
 }
 

@@ -1,6 +1,7 @@
-// bench_results.h: what a bench works out from its own Google Benchmark JSON
+// bench_results.h: what a bench works out from a results file (results_file.h)
 // once the run is over: which rows measured, were skipped or failed, each
-// row's repetitions, the key ratios paired by round, and the drift canary.
+// row's repetitions, the key ratios paired by round, and the drift canary;
+// and how the harness rewrites its own JSON (rounds and processes merged).
 //
 // A bench that runs in rounds (bench.h: BenchDefaults::rounds) ran repetition
 // k of every row in the same round k, seconds or minutes apart from round
@@ -11,9 +12,9 @@
 //
 // Example:
 //
-//   nlohmann::json doc = spawnlab::ParseBenchmarkJson(text);
-//   spawnlab::RowCounts n = spawnlab::CountRows(doc);
-//   for (const spawnlab::PairedRatio& r : spawnlab::PairedRatios(doc, {"method", "vfork"}))
+//   absl::StatusOr<spawnlab::ResultsFile> f = spawnlab::LoadResultsFile(path);
+//   spawnlab::RowCounts n = spawnlab::CountRows(*f);
+//   for (const spawnlab::PairedRatio& r : spawnlab::PairedRatios(*f, {"method", "vfork"}))
 //     std::cout << r.row << " / " << r.baseline << " = " << r.median << "\n";
 
 #ifndef SPAWNLAB_RESULTS_MODEL_BENCH_RESULTS_H_
@@ -25,21 +26,23 @@
 
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
+#include "results_model/results_file.h"
 #include "results_model/stats.h"  // Median, RoundRatios
 
 namespace spawnlab {
 
-// How a skipped row's error_message starts (bench.h: SkipRow).
-inline constexpr absl::string_view kSkippedPrefix = "skipped: ";
+// The harness's own document as a results file; empty if it is not one.
+ResultsFile ResultsOf(const nlohmann::json& doc);
 
 struct RowCounts {
   int measured = 0, skipped = 0, failed = 0;
 };
+RowCounts CountRows(const ResultsFile& f);
 RowCounts CountRows(const nlohmann::json& doc);
 
-// Each row's per-repetition times (real_time, in the row's time unit), by
-// repetition index, keyed by the row's canonical name (results_model/bench_name.h).
-std::map<std::string, std::vector<double>> RepetitionTimes(const nlohmann::json& doc);
+// Each row's per-repetition times (ns), by repetition index (NaN where a
+// repetition is missing), keyed by the row's canonical name (bench_name.h).
+std::map<std::string, std::vector<double>> RepetitionTimes(const ResultsFile& f);
 
 // A baseline for key ratios: each row over the row that differs from it only
 // in `dimension`, which the baseline has at `value` (e.g. method / vfork).
@@ -54,6 +57,7 @@ struct PairedRatio {
   double median = 0;         // median over rounds of row[k] / baseline[k]
   double low = 0, high = 0;  // a ~95% interval for that median (order statistics)
 };
+std::vector<PairedRatio> PairedRatios(const ResultsFile& f, const RatioBaseline& by);
 std::vector<PairedRatio> PairedRatios(const nlohmann::json& doc, const RatioBaseline& by);
 
 // The distribution-free interval for a median from sorted values: the order
@@ -63,14 +67,14 @@ std::pair<double, double> MedianInterval(std::vector<double> sorted_values);
 // How far the canary row moved over the run, in percent: the median of its
 // last half of repetitions against the median of its first half (the middle
 // one left out). Negative if the row is missing or has fewer than 4.
-double CanaryDriftPct(const nlohmann::json& doc, const std::string& canary_row);
+double CanaryDriftPct(const ResultsFile& f, const std::string& canary_row);
 
 // How unevenly the machine ran, in percent: the canary's slowest quarter of
 // repetitions against its fastest, (75th percentile / minimum - 1). A quiet
 // run's canary stays within a few percent; bursts of slowness on a shared
 // machine spread it, where they may leave the two halves' medians (the
 // drift) alike. Negative if the row is missing or has fewer than 4.
-double CanarySpreadPct(const nlohmann::json& doc, const std::string& canary_row);
+double CanarySpreadPct(const ResultsFile& f, const std::string& canary_row);
 
 // Writes into doc["context"] what a run says of its own noise: the drift
 // canary (spawnlab.canary.row, .drift_pct, .spread_pct and .series, "unknown:
@@ -90,10 +94,6 @@ void RecordNoise(nlohmann::json& doc, const std::string& canary_row);
 // `canonical_order` (canonical names) sets family_index, the order the
 // analysis lists rows in; rows not in it come after.
 void MergeRounds(nlohmann::json& doc, const std::vector<std::string>& canonical_order);
-
-// The field of an iteration row that names the process (1, 2, ...) which
-// measured it, in a run made of several processes (bench.h: --processes).
-inline constexpr absl::string_view kProcessField = "spawnlab_process";
 
 // One results document from the documents that processes 1..n of one run
 // wrote (each a bench's finished JSON): the first's context, and every row's

@@ -83,14 +83,14 @@ TEST(BenchResults, CanaryDriftComparesTheLastHalfWithTheFirst) {
   // last half's 111 (an outlier of 300 in the last round moves neither).
   const double t[] = {100, 104, 96, 100, 999, 108, 112, 110, 300};
   for (int k = 0; k < 9; ++k) rows.push_back(Rep("c/op:canary", k, t[k]));
-  EXPECT_NEAR(CanaryDriftPct(Doc(rows), "c/op:canary"), 11.0, 1e-9);
-  EXPECT_LT(CanaryDriftPct(Doc(rows), "c/op:other"), 0);
+  EXPECT_NEAR(CanaryDriftPct(ResultsOf(Doc(rows)), "c/op:canary"), 11.0, 1e-9);
+  EXPECT_LT(CanaryDriftPct(ResultsOf(Doc(rows)), "c/op:other"), 0);
   // Four rounds are the fewest with two a side; three are too few.
   std::vector<nlohmann::json> four, three;
   for (int k = 0; k < 4; ++k) four.push_back(Rep("c/op:canary", k, k < 2 ? 100 : 110));
-  EXPECT_NEAR(CanaryDriftPct(Doc(four), "c/op:canary"), 10.0, 1e-9);
+  EXPECT_NEAR(CanaryDriftPct(ResultsOf(Doc(four)), "c/op:canary"), 10.0, 1e-9);
   for (int k = 0; k < 3; ++k) three.push_back(Rep("c/op:canary", k, k < 1 ? 100 : 110));
-  EXPECT_LT(CanaryDriftPct(Doc(three), "c/op:canary"), 0);
+  EXPECT_LT(CanaryDriftPct(ResultsOf(Doc(three)), "c/op:canary"), 0);
 }
 
 TEST(BenchResults, CanarySpreadSetsTheSlowestQuarterAgainstTheFastest) {
@@ -99,16 +99,16 @@ TEST(BenchResults, CanarySpreadSetsTheSlowestQuarterAgainstTheFastest) {
   std::vector<nlohmann::json> rows;
   const double t[] = {150, 101, 102, 120, 103, 160, 104, 105, 100};
   for (int k = 0; k < 9; ++k) rows.push_back(Rep("c/op:canary", k, t[k]));
-  EXPECT_NEAR(CanarySpreadPct(Doc(rows), "c/op:canary"), 20.0, 1e-9);
-  EXPECT_LT(CanarySpreadPct(Doc(rows), "c/op:other"), 0);
+  EXPECT_NEAR(CanarySpreadPct(ResultsOf(Doc(rows)), "c/op:canary"), 20.0, 1e-9);
+  EXPECT_LT(CanarySpreadPct(ResultsOf(Doc(rows)), "c/op:other"), 0);
   // Two slow rounds of nine are under a quarter: the spread stays small.
   std::vector<nlohmann::json> two;
   const double u[] = {100, 101, 102, 103, 104, 105, 106, 150, 160};
   for (int k = 0; k < 9; ++k) two.push_back(Rep("c/op:canary", k, u[k]));
-  EXPECT_NEAR(CanarySpreadPct(Doc(two), "c/op:canary"), 6.0, 1e-9);
+  EXPECT_NEAR(CanarySpreadPct(ResultsOf(Doc(two)), "c/op:canary"), 6.0, 1e-9);
   std::vector<nlohmann::json> three;
   for (int k = 0; k < 3; ++k) three.push_back(Rep("c/op:canary", k, 100 + k));
-  EXPECT_LT(CanarySpreadPct(Doc(three), "c/op:canary"), 0);
+  EXPECT_LT(CanarySpreadPct(ResultsOf(Doc(three)), "c/op:canary"), 0);
 }
 
 TEST(BenchResults, RecordNoiseWritesTheCanaryAndTheVerdict) {

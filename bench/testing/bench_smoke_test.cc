@@ -73,7 +73,7 @@ TEST(BenchSmoke, QuickRunWritesValidJson) {
   EXPECT_THAT(valid, IsOk()) << valid;
   ExpectDeclaredRowsExist(*json);
   // The rows that were measured (skipped and failed rows have no times).
-  const std::map<std::string, std::vector<double>> measured_rows = spawnlab::RepetitionTimes(*json);
+  const std::map<std::string, std::vector<double>> measured_rows = spawnlab::RepetitionTimes(spawnlab::ResultsOf(*json));
   for (const std::string& expectation : expected) {
     // "REGEX if probe.KEY": the rows depend on a kernel or machine feature.
     // Where the run's context says the probe passed ("ok"), one must be

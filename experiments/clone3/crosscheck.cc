@@ -87,6 +87,7 @@
 #include "lib/safe_file.h"
 #include "nlohmann/json.hpp"
 #include "results_model/context_keys.h"
+#include "results_model/stats.h"
 
 namespace {
 
@@ -270,12 +271,6 @@ void SpawnBenchSpawns(const Op& op, int n, int clock_fd, std::vector<double>* us
     us->push_back(static_cast<double>(child - t0) / 1000.0);
   }
   *faults = static_cast<double>(ReapedChildrenFaults() - before) / n;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int64_t OwnMappings() {
@@ -716,7 +711,7 @@ int main(int argc, char** argv) {
       if (!parent.runs(op)) continue;
       const std::vector<double>& l = lat[RowName("lat_proc", op, parent)];
       add(RowName("lat_proc", op, parent), parent.name, l,
-          {{"min", *std::min_element(l.begin(), l.end())}, {"median", Median(l)}}, lat_n,
+          {{"min", spawnlab::Min(l)}, {"median", spawnlab::Median(l)}}, lat_n,
           faults[RowName("lat_proc", op, parent)]);
       if (!SpawnBenchRuns(op, parent)) continue;
       const std::string row = RowName("spawnbench", op, parent);
@@ -726,7 +721,7 @@ int main(int argc, char** argv) {
       add(row, parent.name, sb_rounds[row],
           {{"mean", sum / all.size()},
            {"min", *std::min_element(all.begin(), all.end())},
-           {"median", Median(sb_rounds[row])}},
+           {"median", spawnlab::Median(sb_rounds[row])}},
           sb_n, faults[row], sb_fastest[row]);
     }
   }

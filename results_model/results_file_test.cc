@@ -1,8 +1,8 @@
-// results_test.cc: good files parse into series; every kind of bad file is
+// results_file_test.cc: good files parse into series; every kind of bad file is
 // rejected with its name and what is wrong; a folder with both reports the
 // good files and one error per bad one.
 
-#include "analysis/results.h"
+#include "results_model/results_file.h"
 
 #include <sys/stat.h>
 
@@ -19,7 +19,7 @@
 using ::spawnlab::testing::IsOk;
 
 namespace spawnlab {
-namespace analysis {
+
 namespace {
 
 using ::testing::HasSubstr;
@@ -152,5 +152,5 @@ TEST(Results, AFolderWalkReadsFullRunsOnlyAndNeverBlocks) {
 }
 
 }  // namespace
-}  // namespace analysis
+
 }  // namespace spawnlab

@@ -1,4 +1,4 @@
-// results.h: spawnlab's results files (Google Benchmark JSON), read and checked.
+// results_file.h: spawnlab's results files (Google Benchmark JSON), read and checked.
 //
 // A results file is what a bench wrote: a `context` block (the environment
 // record) and `benchmarks` rows. Rows of one benchmark are gathered into a
@@ -9,14 +9,17 @@
 // Anything malformed (not JSON, truncated, another program's JSON, a row of
 // the wrong shape) is an InvalidArgument naming the file and what is wrong.
 //
+// It is the one model of a results file: the harness reads its own run
+// through it (bench_results.h), the analysis and compare read through it.
+//
 // Example:
 //
-//   absl::StatusOr<analysis::ResultsFile> f = analysis::LoadResultsFile(path);
+//   absl::StatusOr<spawnlab::ResultsFile> f = spawnlab::LoadResultsFile(path);
 //   if (!f.ok()) { std::cerr << f.status() << "\n"; ... }
-//   for (const analysis::Series& s : f->series) { ... s.Median() ... }
+//   for (const spawnlab::Series& s : f->series) { ... s.Median() ... }
 
-#ifndef SPAWNLAB_ANALYSIS_RESULTS_H_
-#define SPAWNLAB_ANALYSIS_RESULTS_H_
+#ifndef SPAWNLAB_RESULTS_MODEL_RESULTS_FILE_H_
+#define SPAWNLAB_RESULTS_MODEL_RESULTS_FILE_H_
 
 #include <map>
 #include <optional>
@@ -25,15 +28,26 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "nlohmann/json.hpp"
 #include "results_model/bench_name.h"
 
 namespace spawnlab {
-namespace analysis {
+
+// How a skipped row's error_message starts (bench/bench.h: SkipRow).
+inline constexpr absl::string_view kSkippedPrefix = "skipped: ";
+
+// The field of an iteration row that names the process (1, 2, ...) which
+// measured it, in a run made of several processes (bench/bench.h: --processes).
+inline constexpr absl::string_view kProcessField = "spawnlab_process";
+
 
 struct Series {
   std::string name;  // canonical: family/dim:value/...
   spawnlab::BenchName parsed;
-  std::vector<double> samples_ns;              // one per repetition
+  std::vector<double> samples_ns;              // one per repetition, in file order
+  // Each sample's repetition_index (its round, in a run made in rounds): the
+  // key that pairs one row's repetition with another's.
+  std::vector<int> repetitions;
   // The process (1, 2, ...) that measured each repetition, in a run made of
   // several (bench/bench.h: --processes); 0 for a run made of one.
   std::vector<int> processes;
@@ -84,13 +98,12 @@ struct ResultsFile {
   // every system call: its times are no machine's.
   bool uml() const;
   const Series* Find(absl::string_view name) const;
-  // The file as it was read (the JSON text): for what needs the rows in
-  // their repetition order, such as key ratios paired by round.
-  std::string text;
 };
 
 // Parses `text`; `path` names it in errors.
 absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_view path);
+// The same from a document already parsed (the harness's own run).
+absl::StatusOr<ResultsFile> ReadResults(const nlohmann::json& doc, absl::string_view path);
 absl::StatusOr<ResultsFile> LoadResultsFile(const std::string& path);
 
 // Orders strings as version numbers sort (`sort -V`): runs of digits by their
@@ -114,7 +127,7 @@ struct ResultsSet {
 };
 ResultsSet LoadResultsDir(const std::string& dir);
 
-}  // namespace analysis
+
 }  // namespace spawnlab
 
-#endif  // SPAWNLAB_ANALYSIS_RESULTS_H_
+#endif  // SPAWNLAB_RESULTS_MODEL_RESULTS_FILE_H_

@@ -1,4 +1,4 @@
-// results_fuzz_test.cc: the fuzz entry point over every fixture, every
+// results_file_fuzz_test.cc: the fuzz entry point over every fixture, every
 // truncation of a good one, and byte flips: the corpus a fuzz run starts from,
 // run in every `bazel test //...`.
 
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "analysis/results.h"
+#include "results_model/results_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "results_model/benchmark_json.h"
@@ -32,7 +32,7 @@ int Feed(const std::string& s) {
   return LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(s.data()), s.size());
 }
 
-absl::Status Parse(const std::string& s) { return spawnlab::analysis::ParseResults(s, "fuzz.json").status(); }
+absl::Status Parse(const std::string& s) { return spawnlab::ParseResults(s, "fuzz.json").status(); }
 
 TEST(ResultsFuzz, FixturesTruncationsAndFlipsDoNotCrash) {
   absl::StatusOr<std::string> crosscheck =
@@ -85,7 +85,7 @@ TEST(ResultsFuzz, TypeConfusionAndDeepNestingAreErrorsNotCrashes) {
            std::string(R"({"benchmarks":[{"aggregate_unit":[1,2],)") + row + "}]}",
        }) {
     Feed(read_anyway);
-    absl::StatusOr<spawnlab::analysis::ResultsFile> f = spawnlab::analysis::ParseResults(read_anyway, "fuzz.json");
+    absl::StatusOr<spawnlab::ResultsFile> f = spawnlab::ParseResults(read_anyway, "fuzz.json");
     ASSERT_THAT(f, IsOk()) << read_anyway << ": " << f.status();
     EXPECT_EQ(f->series.size(), 1u);
   }

@@ -1,7 +1,7 @@
-// results.cc: see results.h. Reads with nlohmann-json without exceptions and
+// results_file.cc: see results_file.h. Reads with nlohmann-json without exceptions and
 // checks every field's type before use, so that no input can crash it.
 
-#include "analysis/results.h"
+#include "results_model/results_file.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,14 +16,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "results_model/stats.h"
-#include "results_model/bench_results.h"  // kSkippedPrefix
 #include "results_model/benchmark_json.h"
 #include "nlohmann/json.hpp"
 #include "results_model/context_keys.h"
 #include "results_model/host_id.h"
 
 namespace spawnlab {
-namespace analysis {
+
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -164,6 +163,10 @@ Series& SeriesFor(ResultsFile& out, std::map<std::string, size_t>& index,
 // An iteration row's time, its process and its user counters.
 void AddSample(Series& series, const nlohmann::json& row, double ns) {
   series.samples_ns.push_back(ns);
+  series.repetitions.push_back(
+      row.contains("repetition_index") && row["repetition_index"].is_number_integer()
+          ? row["repetition_index"].get<int>()
+          : static_cast<int>(series.samples_ns.size()) - 1);
   const std::string process_field(spawnlab::kProcessField);
   series.processes.push_back(row.contains(process_field) && row[process_field].is_number_integer()
                                  ? row[process_field].get<int>()
@@ -235,15 +238,7 @@ absl::Status ParseRow(const nlohmann::json& row, size_t row_number, absl::string
   return absl::OkStatus();
 }
 
-absl::StatusOr<ResultsFile> ParseResultsUnguarded(absl::string_view text, absl::string_view path) {
-  nlohmann::json doc = spawnlab::ParseBenchmarkJson(text);  // bounds the depth itself
-  if (doc.is_discarded()) {
-    if (const int depth = spawnlab::JsonNestingDepth(text); depth > spawnlab::kMaxJsonDepth) {
-      return Bad(path, absl::StrCat("nested ", depth, " levels deep (at most ",
-                                    spawnlab::kMaxJsonDepth, "): not a results file"));
-    }
-    return Bad(path, text.empty() ? "empty file" : "not valid JSON (truncated or corrupt?)");
-  }
+absl::StatusOr<ResultsFile> ReadUnguarded(const nlohmann::json& doc, absl::string_view path) {
   if (!doc.is_object()) return Bad(path, "not a JSON object");
   if (!doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
     return Bad(path, "no 'benchmarks' array: not a Google Benchmark results file");
@@ -270,14 +265,24 @@ absl::StatusOr<ResultsFile> ParseResultsUnguarded(absl::string_view text, absl::
 
 // The boundary: whatever the input, a Status, never an exception (nlohmann's
 // accessors throw on a type they did not expect) and never a crash.
-absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_view path) {
+absl::StatusOr<ResultsFile> ReadResults(const nlohmann::json& doc, absl::string_view path) {
   try {
-    absl::StatusOr<ResultsFile> f = ParseResultsUnguarded(text, path);
-    if (f.ok()) f->text = std::string(text);
-    return f;
+    return ReadUnguarded(doc, path);
   } catch (const std::exception& e) {
     return Bad(path, absl::StrCat("malformed: ", e.what()));
   }
+}
+
+absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_view path) {
+  const nlohmann::json doc = spawnlab::ParseBenchmarkJson(text);  // bounds the depth itself
+  if (doc.is_discarded()) {
+    if (const int depth = spawnlab::JsonNestingDepth(text); depth > spawnlab::kMaxJsonDepth) {
+      return Bad(path, absl::StrCat("nested ", depth, " levels deep (at most ",
+                                    spawnlab::kMaxJsonDepth, "): not a results file"));
+    }
+    return Bad(path, text.empty() ? "empty file" : "not valid JSON (truncated or corrupt?)");
+  }
+  return ReadResults(doc, path);
 }
 
 absl::StatusOr<ResultsFile> LoadResultsFile(const std::string& path) {
@@ -376,5 +381,5 @@ ResultsSet LoadResultsDir(const std::string& dir) {
   return set;
 }
 
-}  // namespace analysis
+
 }  // namespace spawnlab
