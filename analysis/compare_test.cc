@@ -282,7 +282,7 @@ std::string RoundsRun(double slow, const char* canary = "x/op:canary") {
                       k, R"(, "real_time": )", t, R"(, "time_unit": "ns"})");
     }
   }
-  return absl::StrCat(R"({"context": {"spawnlab.canary.row": ")", canary, R"("}, "benchmarks": [)",
+  return absl::StrCat(R"({"context": {")", spawnlab::keys::kCanaryRow, R"(": ")", canary, R"("}, "benchmarks": [)",
                       rows, "]}");
 }
 

@@ -4,6 +4,7 @@
 // generated files go and hand-written ones stay.
 
 #include "analysis/report.h"
+#include "results_model/context_keys.h"
 
 #include <sys/stat.h>
 
@@ -208,8 +209,8 @@ TEST(Report, CrossCheckAgreesWithinTenPercent) {
 // too) to three figures.
 TEST(Report, CounterTablesShowMedianAndRange) {
   const std::string json =
-      R"({"context": {"spawnlab.experiment": "x"}, "benchmarks": [)"
-      R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration", "repetitions": 3,)"
+      absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment, R"(": "x"}, "benchmarks": [)")
+      + R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration", "repetitions": 3,)"
       R"( "repetition_index": 0, "real_time": 10, "time_unit": "ns", "maps": 310, "rate": 54321, "p99_us": 1500, "ratio": 1},)"
       R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration", "repetitions": 3,)"
       R"( "repetition_index": 1, "real_time": 11, "time_unit": "ns", "maps": 310, "rate": 1.23456, "p99_us": 2512, "ratio": 1},)"
@@ -266,12 +267,13 @@ TEST(Report, ARerunRightAfterShowsHowFarTwoRunsAgree) {
       }
     }
     absl::StatusOr<ResultsFile> f = ParseResults(
-        absl::Substitute(R"({"context": {"spawnlab.experiment": "x", "kernel.release": "k",)"
+        absl::Substitute(R"({"context": {"$4": "x", "kernel.release": "k",)"
                          R"( "host.name": "h", "git.revision": "$0", "git.tree": "clean",)"
                          R"( "run.start": "$1", "run.end": "$2", "run.noisy": "no",)"
-                         R"( "spawnlab.ratio_baseline": "method:vfork",)"
-                         R"( "spawnlab.canary.row": "s/method:vfork"}, "benchmarks": [$3]})",
-                         revision, start, end, rows),
+                         R"( "$5": "method:vfork",)"
+                         R"( "$6": "s/method:vfork"}, "benchmarks": [$3]})",
+                         revision, start, end, rows, spawnlab::keys::kExperiment,
+                         spawnlab::keys::kRatioBaseline, spawnlab::keys::kCanaryRow),
         path);
     EXPECT_THAT(f, IsOk()) << f.status();
     return *f;
@@ -315,7 +317,8 @@ std::string IterationRow(const std::string& name, int k, int repetitions, double
 // IterationRow()s).
 absl::StatusOr<ResultsSet> OneFile(const std::string& rows) {
   absl::StatusOr<ResultsFile> f = ParseResults(
-      absl::StrCat(R"({"context": {"spawnlab.experiment": "x"}, "benchmarks": [)", rows, "]}"),
+      absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment, R"(": "x"}, "benchmarks": [)", rows,
+                   "]}"),
       "results/k/x.json");
   if (!f.ok()) return f.status();
   ResultsSet set;
@@ -352,7 +355,7 @@ TEST(Report, KeyRatiosArePairedWithinRounds) {
 TEST(Report, FeatureMatrixSpeaksFromTheLatestRun) {
   auto file = [](const char* experiment, const char* end, const char* probe) {
     absl::StatusOr<ResultsFile> f =
-        ParseResults(absl::StrCat(R"({"context": {"spawnlab.experiment": ")", experiment,
+        ParseResults(absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment, R"(": ")", experiment,
                                   R"(", "kernel.release": "k", "host.name": "h", "run.end": ")",
                                   end, R"(", "probe.x": ")", probe,
                                   R"(", "probe.x.since": "Linux 9.9"}, "benchmarks": []})"),
