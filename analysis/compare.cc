@@ -315,15 +315,11 @@ int ChanceBound(int n) {
   return 0;
 }
 
-Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsFile& new_file,
-                                     std::optional<spawnlab::RatioBaseline> by) {
-  Reproducibility r;
-  std::vector<spawnlab::RatioBaseline> baselines;
-  if (by.has_value()) {
-    baselines.push_back(*by);
-  } else {
-    baselines = DeclaredRatioBaselines(old_file);
-  }
+namespace {
+
+// The key ratios of both runs over each baseline: how far they moved.
+void CheckRatios(const ResultsFile& old_file, const ResultsFile& new_file,
+                 const std::vector<spawnlab::RatioBaseline>& baselines, Reproducibility& r) {
   std::vector<double> ratio_changes;
   for (const spawnlab::RatioBaseline& b : baselines) {
     RatioComparison rc = CompareRatios(old_file, new_file, b);
@@ -335,30 +331,38 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
     }
   }
   if (!ratio_changes.empty()) r.median_ratio_change = spawnlab::Median(ratio_changes);
-  // The U test on every row in both runs: how many it could test, how many
-  // it calls different (q < 0.05 over those), how many have p < 0.05 alone,
-  // and the median change.
+}
+
+void Count(const Comparison& c, int* tested, int* different, int* below_p05,
+           double* median_change, int* by_process) {
+  const Calls calls = CountCalls(c);
+  *by_process = calls.by_process;
+  *tested = calls.tested;
+  *different = calls.different;
+  *below_p05 = calls.below_p05;
+  *median_change = calls.median_abs_change;
+}
+
+// The U test on every row in both runs, raw and over the canary where both
+// have the same one: how many it could test, how many it calls different
+// (q < 0.05 over those), how many have p < 0.05 alone, and the median
+// change. Returns the judged comparison: over the canary where there is one.
+Comparison CheckRows(const ResultsFile& old_file, const ResultsFile& new_file,
+                     Reproducibility& r) {
   int by_process = 0;
-  auto count = [&by_process](const Comparison& c, int* tested, int* different, int* below_p05,
-                             double* median_change) {
-    const Calls calls = CountCalls(c);
-    by_process = calls.by_process;
-    *tested = calls.tested;
-    *different = calls.different;
-    *below_p05 = calls.below_p05;
-    *median_change = calls.median_abs_change;
-  };
   const Comparison raw = CompareResults(old_file, new_file);
-  count(raw, &r.rows_tested, &r.rows_different, &r.rows_below_p05, &r.median_row_change);
+  Count(raw, &r.rows_tested, &r.rows_different, &r.rows_below_p05, &r.median_row_change,
+        &by_process);
   std::optional<Comparison> over_canary;
   absl::StatusOr<ResultsFile> old_by_canary = NormaliseByCanary(old_file);
   absl::StatusOr<ResultsFile> new_by_canary = NormaliseByCanary(new_file);
   if (old_by_canary.ok() && new_by_canary.ok() &&
-      old_file.context.at(spawnlab::keys::kCanaryRow) == new_file.context.at(spawnlab::keys::kCanaryRow)) {
+      old_file.context.at(spawnlab::keys::kCanaryRow) ==
+          new_file.context.at(spawnlab::keys::kCanaryRow)) {
     r.canary_row = old_file.context.at(spawnlab::keys::kCanaryRow);
     over_canary = CompareResults(*old_by_canary, *new_by_canary);
-    count(*over_canary, &r.canary_rows_tested, &r.canary_rows_different,
-          &r.canary_rows_below_p05, &r.canary_median_row_change);
+    Count(*over_canary, &r.canary_rows_tested, &r.canary_rows_different,
+          &r.canary_rows_below_p05, &r.canary_median_row_change, &by_process);
   }
   // The judged comparison's samples: each process's median where both runs
   // were made of several processes. For scale, the same test with the
@@ -369,97 +373,99 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
       for (Series& s : f.series) s.processes.clear();
       return f;
     };
-    const bool canary = r.canary_rows_tested > 0;
     const Comparison reps =
-        canary ? CompareResults(one_process(*old_by_canary), one_process(*new_by_canary))
-               : CompareResults(one_process(old_file), one_process(new_file));
+        r.canary_rows_tested > 0 ? CompareResults(one_process(*old_by_canary), one_process(*new_by_canary))
+                                 : CompareResults(one_process(old_file), one_process(new_file));
     const Calls calls = CountCalls(reps);
     r.repetition_rows_tested = calls.tested;
     r.repetition_rows_different = calls.different;
   }
-  auto noisy = [](const ResultsFile& f) {
-    auto it = f.context.find("run.noisy");
-    return it != f.context.end() && absl::StartsWith(it->second, "yes");
-  };
-  r.noisy = noisy(old_file) || noisy(new_file);
-  const bool ratios_ok =
-      r.ratios == 0 || (r.median_ratio_change <= 0.02 && (r.ratios_over_10pct == 0 || r.noisy));
+  return r.canary_rows_tested > 0 ? *over_canary : raw;
+}
+
+bool Noisy(const ResultsFile& f) {
+  auto it = f.context.find("run.noisy");
+  return it != f.context.end() && absl::StartsWith(it->second, "yes");
+}
+
+std::string Pct(double x) {
+  return std::isnan(x) ? std::string("—") : absl::StrFormat("%.1f%%", x * 100);
+}
+
+std::string Of(int different, int tested) {
+  return absl::StrCat(
+      different, " of ", tested,
+      tested > 0 ? absl::StrFormat(" (%.1f%%)", 100.0 * different / tested) : std::string());
+}
+
+// What the judged U test's samples are, in the table's words.
+std::string JudgedOn(const Reproducibility& r) {
+  return absl::StrCat(r.canary_rows_tested > 0
+                          ? absl::StrCat("each over the canary, `", r.canary_row,
+                                         "`, repetition by repetition")
+                          : std::string("raw times"),
+                      r.by_process ? "; samples: each process's median" : "");
+}
+
+std::string RatioLines(const Reproducibility& r,
+                       const std::vector<spawnlab::RatioBaseline>& baselines) {
+  if (r.ratios == 0) return "| key ratios | none declared (no ratio baseline) | — |\n";
+  const std::string over =
+      absl::StrJoin(baselines, ", ", [](std::string* out, const spawnlab::RatioBaseline& b) {
+        absl::StrAppend(out, "over ", b.dimension, ":", b.value);
+      });
+  return absl::StrCat("| median change of the ", r.ratios, " key ratios (", over,
+                      ", paired within rounds) | ", Pct(r.median_ratio_change), " | ≤ 2% |\n",
+                      "| key ratios that moved more than 10% | ", r.ratios_over_10pct, " of ",
+                      r.ratios, " | none unless noisy |\n");
+}
+
+std::string RowLines(const Reproducibility& r) {
   const bool by_canary = r.canary_rows_tested > 0;
-  // The judged comparison's rows called different: what missed, named below.
-  for (const CompareRow& row : (by_canary ? *over_canary : raw).rows) {
-    if (row.Tested() && row.Different()) r.rows_called_different.push_back(row);
-  }
-  const bool rows_ok = by_canary ? r.canary_rows_different <= 0.05 * r.canary_rows_tested
-                                 : r.rows_tested > 0 && r.rows_different <= 0.05 * r.rows_tested;
-  r.meets_targets = ratios_ok && rows_ok;
-  auto pct = [](double x) {
-    return std::isnan(x) ? std::string("—") : absl::StrFormat("%.1f%%", x * 100);
-  };
-  std::string t = "| figure | measured | target |\n|---|---:|---:|\n";
-  if (r.ratios > 0) {
-    const std::string over =
-        absl::StrJoin(baselines, ", ", [](std::string* out, const spawnlab::RatioBaseline& b) {
-          absl::StrAppend(out, "over ", b.dimension, ":", b.value);
-        });
-    absl::StrAppend(&t, "| median change of the ", r.ratios, " key ratios (", over,
-                    ", paired within rounds) | ", pct(r.median_ratio_change), " | ≤ 2% |\n",
-                    "| key ratios that moved more than 10% | ", r.ratios_over_10pct, " of ",
-                    r.ratios, " | none unless noisy |\n");
-  } else {
-    absl::StrAppend(&t, "| key ratios | none declared (no ratio baseline) | — |\n");
-  }
-  auto of = [](int different, int tested) {
-    return absl::StrCat(
-        different, " of ", tested,
-        tested > 0 ? absl::StrFormat(" (%.1f%%)", 100.0 * different / tested) : std::string());
-  };
   const int judged = by_canary ? r.canary_rows_tested : r.rows_tested;
   const int judged_below_p05 = by_canary ? r.canary_rows_below_p05 : r.rows_below_p05;
-  const std::string judged_on = absl::StrCat(
-      by_canary ? absl::StrCat("each over the canary, `", r.canary_row, "`, repetition by repetition")
-                : std::string("raw times"),
-      r.by_process ? "; samples: each process's median" : "");
-  absl::StrAppend(&t, "| rows the U test calls different at a 5% false discovery rate (",
-                  judged_on, ") | ", by_canary ? of(r.canary_rows_different, r.canary_rows_tested)
-                                               : of(r.rows_different, r.rows_tested),
-                  " | ≤ 5% |\n");
+  const std::string judged_on = JudgedOn(r);
+  std::string t = absl::StrCat(
+      "| rows the U test calls different at a 5% false discovery rate (", judged_on, ") | ",
+      by_canary ? Of(r.canary_rows_different, r.canary_rows_tested)
+                : Of(r.rows_different, r.rows_tested),
+      " | ≤ 5% |\n");
   if (judged > 0) {
     absl::StrAppend(&t, "| for scale: rows with p < 0.05 on their own (", judged_on,
                     "), as compare.py marks them; chance alone reaches ", ChanceBound(judged),
                     " of ", judged, " in 1 pair of identical runs out of 20 | ",
-                    of(judged_below_p05, judged), " | — |\n");
+                    Of(judged_below_p05, judged), " | — |\n");
   }
   if (r.by_process) {
     absl::StrAppend(&t,
                     "| for scale: the same test with the repetitions as samples, as if each run "
                     "were one process (which overstates how sure it is: repetitions within a "
                     "process share its luck) | ",
-                    of(r.repetition_rows_different, r.repetition_rows_tested), " | — |\n");
+                    Of(r.repetition_rows_different, r.repetition_rows_tested), " | — |\n");
   }
   if (by_canary) {
     absl::StrAppend(&t, "| median change of the rows' medians (over the canary) | ",
-                    pct(r.canary_median_row_change), " | — |\n",
+                    Pct(r.canary_median_row_change), " | — |\n",
                     "| rows the U test calls different at a 5% false discovery rate (raw times) | ",
-                    of(r.rows_different, r.rows_tested),
+                    Of(r.rows_different, r.rows_tested),
                     " | — (the machine's drift moves them all) |\n");
   }
-  absl::StrAppend(&t, "| median change of the rows' medians (raw) | ", pct(r.median_row_change),
+  absl::StrAppend(&t, "| median change of the rows' medians (raw) | ", Pct(r.median_row_change),
                   " | — |\n", "| either run marked noisy | ", r.noisy ? "yes" : "no", " | — |\n");
-  r.table = absl::StrCat(t, "\n",
-                         r.meets_targets ? "Reproducible: the two runs agree within the targets."
-                                         : "Not reproducible within the targets on this machine "
-                                           "now: run again at a quieter moment, or believe only "
-                                           "what both runs say.",
-                         "\n");
-  // Name what missed, or what came near, so the reader knows which figures
-  // the verdict is about.
+  return t;
+}
+
+// What missed, or came near, so the reader knows which figures the verdict
+// is about.
+std::string Misses(const Reproducibility& r) {
+  std::string out;
   if (!r.ratios_moved.empty()) {
-    absl::StrAppend(&r.table, "\nKey ratios that moved more than 10% (old, new; each run's ~95% "
-                              "interval for its median ratio):\n\n");
+    absl::StrAppend(&out, "\nKey ratios that moved more than 10% (old, new; each run's ~95% "
+                          "interval for its median ratio):\n\n");
     for (const RatioChange& c : r.ratios_moved) {
       const bool overlap = c.old_low <= c.new_high && c.new_low <= c.old_high;
       absl::StrAppend(
-          &r.table, "- `", c.row, "` over `", c.baseline, "`: ",
+          &out, "- `", c.row, "` over `", c.baseline, "`: ",
           absl::StrFormat("%.4g [%.4g, %.4g] and %.4g [%.4g, %.4g], %+.1f%%", c.old_ratio,
                           c.old_low, c.old_high, c.new_ratio, c.new_low, c.new_high,
                           c.change * 100),
@@ -469,14 +475,43 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
     }
   }
   if (!r.rows_called_different.empty()) {
-    absl::StrAppend(&r.table, "\nRows the U test calls different (", judged_on, "):\n\n");
+    absl::StrAppend(&out, "\nRows the U test calls different (", JudgedOn(r), "):\n\n");
     for (const CompareRow& row : r.rows_called_different) {
-      absl::StrAppend(&r.table, "- `", row.name, "`: ",
+      absl::StrAppend(&out, "- `", row.name, "`: ",
                       absl::StrFormat("%+.2f%%, p = %.2g, q = %.2g", row.change * 100,
                                       row.p_value, row.q_value),
                       "\n");
     }
   }
+  return out;
+}
+
+}  // namespace
+
+Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsFile& new_file,
+                                     std::optional<spawnlab::RatioBaseline> by) {
+  Reproducibility r;
+  const std::vector<spawnlab::RatioBaseline> baselines =
+      by.has_value() ? std::vector<spawnlab::RatioBaseline>{*by} : DeclaredRatioBaselines(old_file);
+  CheckRatios(old_file, new_file, baselines, r);
+  const Comparison judged = CheckRows(old_file, new_file, r);
+  r.noisy = Noisy(old_file) || Noisy(new_file);
+  for (const CompareRow& row : judged.rows) {
+    if (row.Tested() && row.Different()) r.rows_called_different.push_back(row);
+  }
+  const bool ratios_ok =
+      r.ratios == 0 || (r.median_ratio_change <= 0.02 && (r.ratios_over_10pct == 0 || r.noisy));
+  const bool rows_ok = r.canary_rows_tested > 0
+                           ? r.canary_rows_different <= 0.05 * r.canary_rows_tested
+                           : r.rows_tested > 0 && r.rows_different <= 0.05 * r.rows_tested;
+  r.meets_targets = ratios_ok && rows_ok;
+  r.table = absl::StrCat("| figure | measured | target |\n|---|---:|---:|\n",
+                         RatioLines(r, baselines), RowLines(r), "\n",
+                         r.meets_targets ? "Reproducible: the two runs agree within the targets."
+                                         : "Not reproducible within the targets on this machine "
+                                           "now: run again at a quieter moment, or believe only "
+                                           "what both runs say.",
+                         "\n", Misses(r));
   return r;
 }
 

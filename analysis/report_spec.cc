@@ -105,13 +105,7 @@ absl::StatusOr<const Json*> Array(const Json& spec, const char* key, const std::
     if (!spec_status_.ok()) return spec_status_; \
   } while (0)
 
-absl::StatusOr<ReportSpec> Parse(const Json& j, const std::string& experiment,
-                                 const std::string& where) {
-  ReportSpec spec;
-  spec.experiment = experiment;
-  Reader top(j, where);
-  SPEC_RETURN_IF_ERROR(top.CheckKeys(
-      {"charts", "key_ratios", "counters", "harness_overhead", "key_rows", "cross_check"}));
+absl::Status ParseCharts(const Json& j, const std::string& where, ReportSpec& spec) {
   const Json* charts;
   SPEC_ASSIGN(charts, Array(j, "charts", where));
   for (size_t i = 0; charts != nullptr && i < charts->size(); ++i) {
@@ -124,6 +118,10 @@ absl::StatusOr<ReportSpec> Parse(const Json& j, const std::string& experiment,
     SPEC_ASSIGN(c.title, r.String("title"));
     spec.charts.push_back(std::move(c));
   }
+  return absl::OkStatus();
+}
+
+absl::Status ParseKeyRatios(const Json& j, const std::string& where, ReportSpec& spec) {
   const Json* ratios;
   SPEC_ASSIGN(ratios, Array(j, "key_ratios", where));
   for (size_t i = 0; ratios != nullptr && i < ratios->size(); ++i) {
@@ -147,6 +145,10 @@ absl::StatusOr<ReportSpec> Parse(const Json& j, const std::string& experiment,
     k.bound = bound.get<double>();
     spec.key_ratios.push_back(std::move(k));
   }
+  return absl::OkStatus();
+}
+
+absl::Status ParseCounters(const Json& j, const std::string& where, ReportSpec& spec) {
   const Json* counters;
   SPEC_ASSIGN(counters, Array(j, "counters", where));
   for (size_t i = 0; counters != nullptr && i < counters->size(); ++i) {
@@ -165,9 +167,11 @@ absl::StatusOr<ReportSpec> Parse(const Json& j, const std::string& experiment,
     }
     spec.counters.push_back(std::move(t));
   }
-  if (j.contains("harness_overhead")) {
-    SPEC_ASSIGN(spec.harness_overhead, top.Row(j["harness_overhead"], "'harness_overhead'"));
-  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseKeyRows(const Json& j, const std::string& where, ReportSpec& spec) {
+  Reader top(j, where);
   if (j.contains("key_rows")) {
     const Json* rows;
     SPEC_ASSIGN(rows, Array(j, "key_rows", where));
@@ -177,6 +181,46 @@ absl::StatusOr<ReportSpec> Parse(const Json& j, const std::string& experiment,
       spec.key_rows.push_back(std::move(row));
     }
   }
+  return absl::OkStatus();
+}
+
+// One pair of cross_check.pairs: the bench's ratio beside the original tool's.
+absl::Status ParsePair(const Json& j, const std::string& where, CrossCheckPair& pair) {
+  Reader p(j, where);
+  SPEC_RETURN_IF_ERROR(
+      p.CheckKeys({"what", "bench", "cross_check", "own_statistic", "minimum"}));
+  SPEC_ASSIGN(pair.what, p.String("what"));
+  SPEC_ASSIGN(pair.own_statistic, p.String("own_statistic"));
+  if (pair.own_statistic != "mean" && pair.own_statistic != "min") {
+    return p.Error("'own_statistic' must be \"mean\" or \"min\"");
+  }
+  if (p.json().contains("minimum")) {
+    SPEC_ASSIGN(pair.minimum, p.String("minimum"));
+    if (pair.minimum != "time" &&
+        (!absl::StartsWith(pair.minimum, "counter:") || pair.minimum.size() == 8)) {
+      return p.Error("'minimum' must be \"time\" or \"counter:NAME\"");
+    }
+  }
+  for (const char* side : {"bench", "cross_check"}) {
+    const Json& rows = p.json().value(side, Json());
+    if (!rows.is_array() || rows.size() != 2) {
+      return p.Error(absl::StrCat("'", side, "' must be [numerator, denominator]"));
+    }
+    std::string num, den;
+    SPEC_ASSIGN(num, p.Row(rows[0], absl::StrCat("'", side, "' numerator")));
+    SPEC_ASSIGN(den, p.Row(rows[1], absl::StrCat("'", side, "' denominator")));
+    if (std::string(side) == "bench") {
+      pair.bench_numerator = num;
+      pair.bench_denominator = den;
+    } else {
+      pair.cross_numerator = num;
+      pair.cross_denominator = den;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseCrossCheck(const Json& j, const std::string& where, ReportSpec& spec) {
   if (j.contains("cross_check")) {
     Reader r(j["cross_check"], absl::StrCat(where, ": cross_check"));
     SPEC_RETURN_IF_ERROR(
@@ -193,42 +237,30 @@ absl::StatusOr<ReportSpec> Parse(const Json& j, const std::string& experiment,
     const Json& pairs = r.json().value("pairs", Json());
     if (!pairs.is_array() || pairs.empty()) return r.Error("needs an array 'pairs'");
     for (size_t i = 0; i < pairs.size(); ++i) {
-      Reader p(pairs[i], absl::StrCat(where, ": cross_check.pairs[", i, "]"));
-      SPEC_RETURN_IF_ERROR(
-          p.CheckKeys({"what", "bench", "cross_check", "own_statistic", "minimum"}));
       CrossCheckPair pair;
-      SPEC_ASSIGN(pair.what, p.String("what"));
-      SPEC_ASSIGN(pair.own_statistic, p.String("own_statistic"));
-      if (pair.own_statistic != "mean" && pair.own_statistic != "min") {
-        return p.Error("'own_statistic' must be \"mean\" or \"min\"");
-      }
-      if (p.json().contains("minimum")) {
-        SPEC_ASSIGN(pair.minimum, p.String("minimum"));
-        if (pair.minimum != "time" &&
-            (!absl::StartsWith(pair.minimum, "counter:") || pair.minimum.size() == 8)) {
-          return p.Error("'minimum' must be \"time\" or \"counter:NAME\"");
-        }
-      }
-      for (const char* side : {"bench", "cross_check"}) {
-        const Json& rows = p.json().value(side, Json());
-        if (!rows.is_array() || rows.size() != 2) {
-          return p.Error(absl::StrCat("'", side, "' must be [numerator, denominator]"));
-        }
-        std::string num, den;
-        SPEC_ASSIGN(num, p.Row(rows[0], absl::StrCat("'", side, "' numerator")));
-        SPEC_ASSIGN(den, p.Row(rows[1], absl::StrCat("'", side, "' denominator")));
-        if (std::string(side) == "bench") {
-          pair.bench_numerator = num;
-          pair.bench_denominator = den;
-        } else {
-          pair.cross_numerator = num;
-          pair.cross_denominator = den;
-        }
-      }
+      SPEC_RETURN_IF_ERROR(ParsePair(pairs[i], absl::StrCat(where, ": cross_check.pairs[", i, "]"), pair));
       x.pairs.push_back(std::move(pair));
     }
     spec.has_cross_check = true;
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ReportSpec> Parse(const Json& j, const std::string& experiment,
+                                 const std::string& where) {
+  ReportSpec spec;
+  spec.experiment = experiment;
+  Reader top(j, where);
+  SPEC_RETURN_IF_ERROR(top.CheckKeys(
+      {"charts", "key_ratios", "counters", "harness_overhead", "key_rows", "cross_check"}));
+  SPEC_RETURN_IF_ERROR(ParseCharts(j, where, spec));
+  SPEC_RETURN_IF_ERROR(ParseKeyRatios(j, where, spec));
+  SPEC_RETURN_IF_ERROR(ParseCounters(j, where, spec));
+  if (j.contains("harness_overhead")) {
+    SPEC_ASSIGN(spec.harness_overhead, top.Row(j["harness_overhead"], "'harness_overhead'"));
+  }
+  SPEC_RETURN_IF_ERROR(ParseKeyRows(j, where, spec));
+  SPEC_RETURN_IF_ERROR(ParseCrossCheck(j, where, spec));
   return spec;
 }
 
