@@ -1,0 +1,249 @@
+// report_experiment.cc: one experiment's report page: rows, environment, across kernels, and the
+// sections in order.
+
+#include "analysis/report_sections.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "results_model/stats.h"
+#include "results_model/context_keys.h"
+
+namespace spawnlab {
+namespace analysis {
+
+namespace {
+
+std::string RowsTable(const ResultsFile& f) {
+  std::vector<double> medians;
+  for (const Series& s : f.series) {
+    if (s.measured()) medians.push_back(s.Median());
+  }
+  const TimeUnit unit = UnitFor(medians);
+  std::string out =
+      absl::StrCat("| row | median (", unit.name, ") | min (", unit.name, ") | stddev (", unit.name,
+                   ") | cv | n |\n|---|---:|---:|---:|---:|---:|\n");
+  for (const Series& s : f.series) {
+    if (!s.measured()) continue;
+    const double med = s.Median(), sd = s.Stddev(), mean = s.Mean();
+    absl::StrAppend(&out, "| `", s.name, "` | ", InUnit(med, unit), " | ", InUnit(s.Min(), unit),
+                    " | ", InUnit(sd, unit), " | ", Percent(sd / mean), " | ", s.Repetitions(),
+                    " |\n");
+  }
+  std::string skipped;
+  for (const Series& s : f.series) {
+    if (!s.skipped.empty()) {
+      absl::StrAppend(&skipped, "| `", s.name, "` | skipped | ", Cell(s.skipped), " |\n");
+    } else if (!s.error.empty()) {
+      absl::StrAppend(&skipped, "| `", s.name, "` | **failed** | ", Cell(s.error), " |\n");
+    }
+  }
+  if (!skipped.empty()) {
+    absl::StrAppend(&out, "\nRows that did not run:\n\n| row | | why |\n|---|---|---|\n", skipped);
+  }
+  return out;
+}
+
+std::string Environment(const ResultsFile& f) {
+  std::string out =
+      "<details><summary>Environment (the results' context block)</summary>\n\n"
+      "| key | value |\n|---|---|\n";
+  for (const auto& [key, value] : f.context) {
+    if (key == "caches" || key == "load_avg" || key == "executable") continue;
+    absl::StrAppend(&out, "| `", key, "` | ", Cell(value), " |\n");
+  }
+  absl::StrAppend(&out, "\n</details>\n\n");
+  return out;
+}
+
+// Medians side by side, and each file's change against the first with the
+// U test's p-value (a change on a noisy run, or with p above 0.05, is not one
+// to believe).
+// The rows an experiment is summed up by across kernels: its spec's key rows,
+// its key ratios' rows and its drift canary, each once, in that order.
+std::vector<std::string> KeyRows(const ReportSpec& spec, const ResultsFile& f) {
+  std::vector<std::string> rows = spec.key_rows;
+  for (const KeyRatioSpec& k : spec.key_ratios) {
+    rows.push_back(k.numerator);
+    rows.insert(rows.end(), k.denominators.begin(), k.denominators.end());
+  }
+  if (std::string canary = Ctx(f, spawnlab::keys::kCanaryRow); !canary.empty() && canary != "—") {
+    rows.push_back(canary);
+  }
+  std::vector<std::string> unique;
+  std::set<std::string> seen;
+  for (const std::string& r : rows) {
+    if (seen.insert(r).second) unique.push_back(r);
+  }
+  return unique;
+}
+
+// A change is shown only against a file that differs from the first in
+// exactly one of kernel and host: where both differ, neither explains it.
+bool Comparable(const ResultsFile& base, const ResultsFile& f) {
+  return (f.kernel() == base.kernel()) != (f.host() == base.host());
+}
+
+// The across-kernels table's heading, header and rule.
+std::string AcrossHeader(const std::vector<const ResultsFile*>& files, const TimeUnit& unit) {
+  const ResultsFile& base = *files[0];
+  std::string out =
+      absl::StrCat("## Across kernels and hosts\n\nMedians in ", unit.name,
+                   "; each column is one results file. *change*: ", "against the first column (",
+                   Cell(base.kernel()), " on ", Cell(base.host()), base.quick() ? ", quick" : "",
+                   "), with the U test's p-value over the repetitions, only where exactly one "
+                   "of kernel and host differs from it; where both differ the pair is *not "
+                   "comparable* and the medians stand side by side.\n\n| row |");
+  std::string rule = "|---|";
+  for (size_t i = 0; i < files.size(); ++i) {
+    const ResultsFile* f = files[i];
+    absl::StrAppend(&out, " ", Cell(f->kernel()), " on ", Cell(f->host()),
+                    f->quick() ? " (quick)" : "", NoisyMark(*f) == "**noisy**" ? " (noisy)" : "",
+                    " |");
+    absl::StrAppend(&rule, "---:|");
+    if (i > 0) {
+      absl::StrAppend(&out, Comparable(base, *f) ? " change (p) |" : " not comparable |");
+      absl::StrAppend(&rule, "---:|");
+    }
+  }
+  return absl::StrCat(out, "\n", rule, "\n");
+}
+
+// One row of the across-kernels table: its median in each file, and its
+// change against the first where the two are comparable.
+std::string AcrossRow(const std::vector<const ResultsFile*>& files, const std::string& name,
+                      const TimeUnit& unit) {
+  std::string out = absl::StrCat("| `", name, "` |");
+  const Series* first = files[0]->Find(name);
+  for (size_t i = 0; i < files.size(); ++i) {
+    const Series* s = files[i]->Find(name);
+    absl::StrAppend(&out, " ",
+                    s == nullptr    ? "—"
+                    : s->measured() ? InUnit(s->Median(), unit)
+                                    : "skipped",
+                    " |");
+    if (i == 0) continue;
+    if (s == nullptr || first == nullptr || !s->measured() || !first->measured() ||
+        !Comparable(*files[0], *files[i])) {
+      absl::StrAppend(&out, " — |");
+      continue;
+    }
+    const double change = s->Median() / first->Median() - 1;
+    const bool testable = s->samples_ns.size() >= 2 && first->samples_ns.size() >= 2;
+    const double p = testable ? MannWhitneyU(first->samples_ns, s->samples_ns) : std::nan("");
+    absl::StrAppend(
+        &out, absl::StrFormat(" %+.1f%%", change * 100), " (",
+        std::isnan(p) ? "n/a" : absl::StrCat("p ", p < 0.001 ? "" : "= ", FormatPValue(p)),
+        ") |");
+  }
+  return absl::StrCat(out, "\n");
+}
+
+// A chart of one key row: its median on each kernel and host, from zero;
+// empty where fewer than two files measured it.
+std::string AcrossChart(const std::vector<const ResultsFile*>& files, const std::string& row) {
+  std::vector<std::string> xs;
+  std::vector<double> medians;
+  for (const ResultsFile* f : files) {
+    const Series* s = f->Find(row);
+    if (s == nullptr || !s->measured()) continue;
+    xs.push_back(absl::StrCat("\"", f->kernel(), " on ", f->host(), "\""));
+    medians.push_back(s->Median());
+  }
+  if (xs.size() < 2) return "";
+  const TimeUnit unit = UnitFor(medians);
+  const std::string ascii = unit.name == std::string("µs") ? "us" : unit.name;
+  std::vector<std::string> ys;
+  double max = 0;
+  for (double m : medians) {
+    ys.push_back(absl::StrFormat(m / unit.ns < 10 ? "%.2f" : "%.1f", m / unit.ns));
+    max = std::max(max, m / unit.ns);
+  }
+  // The row's name above the chart: as a Mermaid title it would be cut off.
+  return absl::StrCat("`", row, "`:\n\n```mermaid\nxychart-beta horizontal\n",
+                      "    title \"by kernel and host (median, ", ascii, ")\"\n    x-axis [",
+                      absl::StrJoin(xs, ", "), "]\n",
+                      absl::StrFormat("    y-axis \"%s\" 0 --> %g\n", ascii, AxisTop(max)),
+                      "    bar [", absl::StrJoin(ys, ", "), "]\n```\n\n");
+}
+
+std::string AcrossKernels(const std::vector<const ResultsFile*>& all, const ReportSpec& spec) {
+  std::vector<const ResultsFile*> files;  // UML's times compare with nothing
+  for (const ResultsFile* f : all) {
+    if (!f->uml()) files.push_back(f);
+  }
+  if (files.size() < 2) return "";
+  std::vector<double> medians;
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  for (const ResultsFile* f : files) {
+    for (const Series& s : f->series) {
+      if (s.measured()) medians.push_back(s.Median());
+      if (seen.insert(s.name).second) names.push_back(s.name);
+    }
+  }
+  const TimeUnit unit = UnitFor(medians);
+  std::string out = AcrossHeader(files, unit);
+  for (const std::string& name : names) absl::StrAppend(&out, AcrossRow(files, name, unit));
+  absl::StrAppend(&out, "\n");
+  for (const std::string& row : KeyRows(spec, *files[0])) {
+    absl::StrAppend(&out, AcrossChart(files, row));
+  }
+  return absl::StrCat(out, "\n");
+}
+
+}  // namespace
+
+std::string ExperimentReport(const std::string& experiment, const ReportSpec& spec,
+                             const std::vector<const ResultsFile*>& files_in,
+                             const std::vector<const ResultsFile*>& all,
+                             const std::vector<ResultsFile>& reruns,
+                             std::map<std::string, std::string>* svgs) {
+  int next_svg = 1;
+  // Real machines first; runs under User-Mode Linux after them.
+  std::vector<const ResultsFile*> files = files_in;
+  std::stable_partition(files.begin(), files.end(), [](const ResultsFile* f) { return !f->uml(); });
+  std::string out = absl::StrCat(kGeneratedMarker, "\n\n# ", experiment, "\n\n");
+  if (experiment != "crosscheck") {
+    absl::StrAppend(&out, "The question, the hypothesis and how to run it: [experiments/",
+                    experiment, "/README.md](../experiments/", experiment, "/README.md).\n\n");
+  }
+  absl::StrAppend(&out, "Times are per operation. *median*, *min*, *stddev* and *cv* are over the ",
+                  "*n* repetitions of each row; compare rows within one run.\n\n");
+  for (const ResultsFile* f : files) {
+    absl::StrAppend(&out, "## ", Cell(f->kernel()), " on ", Cell(f->host()),
+                    f->quick() ? " (quick run)" : "", "\n\n", "From `", f->path, "`, git ",
+                    ShortRevision(*f), ", ", Ctx(*f, "cpu.model"), ", ", Ctx(*f, "virtualization"),
+                    ".\n\n");
+    if (f->uml()) {
+      absl::StrAppend(&out, "**Under User-Mode Linux** (`bazel run //suite:uml`): UML traps ",
+                      "every system call of its programs, so these times are not a ",
+                      Cell(f->kernel()), " machine's; the run shows which rows work and which ",
+                      "skip on this kernel. No verdict or comparison uses it.\n\n");
+    }
+    if (f->quick()) {
+      absl::StrAppend(&out, "This is a `--quick` smoke run: too few repetitions to conclude ",
+                      "anything.\n\n");
+    }
+    if (f->uml()) {  // its times would only mislead: which rows ran, and why others did not
+      absl::StrAppend(&out, RunConditions(*f), RowsTable(*f), "\n", Environment(*f));
+      continue;
+    }
+    absl::StrAppend(&out, RunConditions(*f), HarnessOverhead(*f, spec.harness_overhead),
+                    KeyRatioTable(*f, spec), Charts(*f, spec, experiment, &next_svg, svgs));
+    if (spec.has_cross_check) absl::StrAppend(&out, CrossCheck(*f, spec.cross_check, all, reruns));
+    if (!f->quick()) absl::StrAppend(&out, ReproducibilitySection(*f, reruns));
+    absl::StrAppend(&out, CounterTables(*f, spec));
+    absl::StrAppend(&out, RowsTable(*f), "\n", Environment(*f));
+  }
+  absl::StrAppend(&out, AcrossKernels(files, spec));
+  return out;
+}
+
+}  // namespace analysis
+}  // namespace spawnlab

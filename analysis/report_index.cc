@@ -1,0 +1,196 @@
+// report_index.cc: the index page: experiments, the feature matrix and the reproducibility summary.
+
+#include "analysis/report_sections.h"
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "analysis/compare.h"
+
+namespace spawnlab {
+namespace analysis {
+
+namespace {
+
+// Each kernel feature the probes tried (context `probe.NAME`, and the release
+// that added it, `probe.NAME.since`), against each kernel and host (as its
+// latest run found them): the matrix a new kernel release is checked against.
+std::string FeatureMatrix(const std::vector<const ResultsFile*>& files) {
+  std::vector<std::pair<std::string, std::string>> machines;  // kernel, host
+  std::map<std::pair<std::string, std::string>, const ResultsFile*> latest;
+  std::map<std::string, std::string> since;  // feature -> release
+  for (const ResultsFile* f : files) {
+    const std::pair<std::string, std::string> m{f->kernel(), f->host()};
+    bool has_probes = false;
+    for (const auto& [key, value] : f->context) {
+      if (!absl::StartsWith(key, "probe.")) continue;
+      has_probes = true;
+      std::string name = key.substr(6);
+      if (absl::EndsWith(name, ".since")) {
+        since[name.substr(0, name.size() - 6)] = value;
+      } else {
+        since.emplace(name, "");
+      }
+    }
+    if (!has_probes) continue;
+    // The latest run speaks for the machine (a probe may have been fixed
+    // since an older file); a file without run.end counts as the oldest.
+    auto end = [](const ResultsFile& r) {
+      auto it = r.context.find("run.end");
+      return it == r.context.end() ? std::string() : it->second;
+    };
+    if (!latest.count(m)) {
+      machines.push_back(m);
+      latest[m] = f;
+    } else if (end(*f) > end(*latest[m])) {
+      latest[m] = f;
+    }
+  }
+  if (since.empty()) return "";
+  std::string out = absl::StrCat(
+      "\n## Kernel features\n\nWhat the probes (`lib/probes.h`) found, by trying each feature: ",
+      "*yes*, or *no* with the reason. A row measured with a missing feature is skipped, ",
+      "not failed.\n\n| feature | added in |");
+  std::string rule = "|---|---|";
+  for (const auto& [kernel, host] : machines) {
+    absl::StrAppend(&out, " ", Cell(kernel), " on ", Cell(host), " |");
+    absl::StrAppend(&rule, "---|");
+  }
+  absl::StrAppend(&out, "\n", rule, "\n");
+  for (const auto& [name, release] : since) {
+    absl::StrAppend(&out, "| `", Cell(name), "` | ", release.empty() ? "—" : Cell(release), " |");
+    for (const auto& m : machines) {
+      auto it = latest[m]->context.find("probe." + name);
+      absl::StrAppend(&out, " ",
+                      it == latest[m]->context.end() ? "not probed"
+                      : it->second == "ok"           ? "yes"
+                                                     : absl::StrCat("no: ", Cell(it->second)),
+                      " |");
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  return out;
+}
+
+// Each full run with a rerun right after it: how far the two agree.
+std::string ReproducibilityIndex(const std::vector<const ResultsFile*>& files,
+                                 const std::vector<ResultsFile>& reruns) {
+  std::string rows;
+  auto pct = [](double x) {
+    return std::isnan(x) ? std::string("—") : absl::StrFormat("%.1f%%", x * 100);
+  };
+  for (const ResultsFile* f : files) {
+    if (f->quick() || f->uml()) continue;
+    std::string why;
+    const ResultsFile* rerun = RerunOf(*f, reruns, &why);
+    if (rerun == nullptr) continue;
+    std::optional<Reproducibility> r = ReproducibilityOf(*f, *rerun);
+    if (!r.has_value()) continue;
+    const bool by_canary = r->canary_rows_tested > 0;
+    absl::StrAppend(
+        &rows, "| [", Cell(f->experiment()), "](", Cell(f->experiment()), ".md) | ",
+        Cell(f->kernel()), " | ", r->ratios > 0 ? pct(r->median_ratio_change) : "—", " | ",
+        r->ratios > 0 ? absl::StrCat(r->ratios_over_10pct, " of ", r->ratios) : "—", " | ",
+        by_canary ? absl::StrCat(r->canary_rows_different, " of ", r->canary_rows_tested) : "—",
+        " | ",
+        by_canary ? absl::StrCat(r->canary_rows_below_p05, " of ", r->canary_rows_tested)
+                  : absl::StrCat(r->rows_below_p05, " of ", r->rows_tested),
+        " | ", r->rows_different, " of ", r->rows_tested, " | ", r->noisy ? "yes" : "no", " | ",
+        r->meets_targets ? "yes" : "**no**", " |\n");
+  }
+  if (rows.empty()) return "";
+  return absl::StrCat(
+      "\n## Reproducibility\n\nEach bench run twice, back to back, at the same revision ",
+      "(`bazel run //:suite -- --self_check --keep_self_check`): the committed run and its ",
+      "`.rerun.json`. Targets: the key ratios' median change at most 2%, none moving more than ",
+      "10% unless a run is marked noisy, and at most 5% of the rows called different by the U ",
+      "test at a 5% false discovery rate (each row's p adjusted for the rows tested, ",
+      "Benjamini-Hochberg), judged over the canary where the bench has one (raw times move with ",
+      "the machine). *p < 0.05 alone*: the rows compare.py would mark, for scale (chance alone ",
+      "gives about 1 in 20).",
+      "\n\n| experiment | kernel | key ratios: median change (≤ 2%) | moved > 10% | rows ",
+      "different, over the canary (≤ 5%) | p < 0.05 alone | rows different, raw | noisy | ",
+      "within the targets |\n", "|---|---|---:|---:|---:|---:|---:|---|---|\n", rows);
+}
+
+}  // namespace
+
+std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet& set,
+                  const std::map<std::string, int>& verdict_counts) {
+  std::string out =
+      absl::StrCat(kGeneratedMarker, "\n\n# spawnlab reports\n\n",
+                   "Generated from the results files under `results/`. The claims ledger is in ",
+                   "[claims.md](claims.md).\n\n## Machines and kernels\n\n",
+                   "| kernel | host | CPU | CPUs | virtualization | THP | ASLR | glibc | compiler "
+                   "| revisions |\n",
+                   "|---|---|---|---:|---|---|---|---|---|---|\n");
+  // One row per kernel and host, with every git revision its results came from.
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::set<std::string>>,
+           KernelHostLess>
+      machines;
+  for (const ResultsFile* f : files) {
+    if (Ctx(*f, "cpu.model") == "—") continue;
+    auto& m = machines[{f->kernel(), f->host()}];
+    if (m.first.empty()) {
+      m.first = absl::StrCat(
+          "| ", Cell(f->kernel()), " | ", Cell(f->host()), " | ", Ctx(*f, "cpu.model"), " | ",
+          Ctx(*f, "cpu.online"), " | ", Ctx(*f, "virtualization"), " | ", Ctx(*f, "thp.enabled"),
+          " | ", Ctx(*f, "aslr"), " | ", Ctx(*f, "glibc"), " | ", Ctx(*f, "compiler"), " | ");
+    }
+    m.second.insert(ShortRevision(*f));
+  }
+  for (const auto& [key, m] : machines) {
+    absl::StrAppend(&out, m.first, absl::StrJoin(m.second, ", "), " |\n");
+  }
+  absl::StrAppend(&out, FeatureMatrix(files));
+  absl::StrAppend(&out, ReproducibilityIndex(files, set.reruns));
+  absl::StrAppend(&out, "\n## Experiments\n\n",
+                  "| experiment | kernel | host | run | started | ended | noisy | rows | measured "
+                  "| skipped | failed | report |\n",
+                  "|---|---|---|---|---|---|---|---:|---:|---:|---:|---|\n");
+  std::string skipped;
+  for (const ResultsFile* f : files) {
+    int measured = 0, skip = 0, failed = 0;
+    for (const Series& s : f->series) {
+      if (s.measured()) ++measured;
+      if (!s.skipped.empty()) {
+        ++skip;
+        absl::StrAppend(&skipped, "| ", Cell(f->experiment()), " | ", Cell(f->kernel()), " | `",
+                        s.name, "` | ", Cell(s.skipped), " |\n");
+      }
+      if (!s.error.empty()) ++failed;
+    }
+    absl::StrAppend(&out, "| ", Cell(f->experiment()), " | ", Cell(f->kernel()), " | ",
+                    Cell(f->host()), " | ", f->quick() ? "quick" : "full", " | ",
+                    Ctx(*f, "run.start"), " | ", Ctx(*f, "run.end"), " | ", Cell(NoisyMark(*f)),
+                    " | ", f->series.size(), " | ", measured, " | ", skip, " | ", failed, " | [",
+                    Cell(f->experiment()), ".md](", Cell(f->experiment()), ".md) |\n");
+  }
+  absl::StrAppend(&out, "\n## Skipped rows\n\n");
+  if (skipped.empty()) {
+    absl::StrAppend(&out, "None: every row ran on every kernel here.\n");
+  } else {
+    absl::StrAppend(&out, "| experiment | kernel | row | why |\n|---|---|---|---|\n", skipped);
+  }
+  if (!set.errors.empty()) {
+    absl::StrAppend(&out, "\n## Files that could not be read\n\n");
+    for (const absl::Status& e : set.errors) {
+      absl::StrAppend(&out, "- ", Cell(e.message()), "\n");
+    }
+  }
+  absl::StrAppend(&out, "\n## Claims\n\n| verdict | claims |\n|---|---:|\n");
+  for (const std::string& word : VerdictWords()) {
+    auto it = verdict_counts.find(word);
+    if (it != verdict_counts.end()) absl::StrAppend(&out, "| ", word, " | ", it->second, " |\n");
+  }
+  return out;
+}
+
+}  // namespace analysis
+}  // namespace spawnlab

@@ -1,0 +1,116 @@
+// report_sections.h: the sections of a report page, one file each
+// (report_charts.cc, report_key_ratios.cc, ...), and the helpers they share.
+// Internal to //analysis:report_lib; report.h is the interface.
+
+#ifndef SPAWNLAB_ANALYSIS_REPORT_SECTIONS_H_
+#define SPAWNLAB_ANALYSIS_REPORT_SECTIONS_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "analysis/claims.h"
+#include "analysis/compare.h"
+#include "analysis/report.h"
+#include "analysis/report_spec.h"
+#include "results_model/results_file.h"
+
+namespace spawnlab {
+namespace analysis {
+
+// Markdown table cells: no pipes or newlines.
+std::string Cell(absl::string_view s);
+
+// The revision, marked when the run's checkout differed from it.
+std::string ShortRevision(const ResultsFile& f);
+
+// A context value, made safe for a table cell (a '|' or a newline in a CPU
+// model or a process name would break the table).
+std::string Ctx(const ResultsFile& f, const char* key);
+
+// "noisy", "quiet" or "not recorded" (results from before the run record).
+std::string NoisyMark(const ResultsFile& f);
+
+// The conditions the run was measured under (bench/run_record.h).
+std::string RunConditions(const ResultsFile& f);
+
+// "12.3%" for 0.123; "n/a" for NaN.
+std::string Percent(double x);
+
+// (kernel, host) pairs in release order (NaturalLess), then by host.
+struct KernelHostLess {
+  bool operator()(const std::pair<std::string, std::string>& a,
+                  const std::pair<std::string, std::string>& b) const {
+    if (a.first != b.first) return NaturalLess(a.first, b.first);
+    return NaturalLess(a.second, b.second);
+  }
+};
+
+// Files ordered by experiment, kernel (in release order), host, path: the
+// order of every listing.
+std::vector<const ResultsFile*> Sorted(const ResultsSet& set);
+
+// The top of a time axis: 10% above the largest bar, rounded up to two
+// significant figures. Every axis starts at zero: Mermaid's xychart would
+// otherwise scale from the smallest bar to the largest, and draw 358 against
+// 365 µs as a steep step.
+double AxisTop(double max);
+
+// One Mermaid bar chart of medians per split value (ReportSpec::charts), each
+// with an SVG beside it that shows every repetition. The SVGs go into `files`
+// as `<stem>-<n>.svg`, n counting from `*next`.
+std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::string& stem,
+                   int* next, std::map<std::string, std::string>* files);
+
+// The cross-check section: the bench's ratios beside the cross-check run's
+// (the original tools' method), from the same kernel and host.
+std::string CrossCheck(const ResultsFile& bench, const CrossCheckSpec& spec,
+                       const std::vector<const ResultsFile*>& all,
+                       const std::vector<ResultsFile>& reruns);
+
+// What the harness's own row (ReportSpec::harness_overhead) costs.
+std::string HarnessOverhead(const ResultsFile& f, const std::string& row);
+
+// The key ratios (ReportSpec::key_ratios), paired within rounds, each with
+// its interval and whether it is within its bound.
+std::string KeyRatioTable(const ResultsFile& f, const ReportSpec& spec);
+
+// The counters a spec names, one table each: the median over repetitions,
+// and the range when the repetitions differ. A counter that is a time gets
+// one unit for its column, the one that suits its values.
+std::string CounterTables(const ResultsFile& f, const ReportSpec& spec);
+
+// One experiment's page: its latest runs' sections in order; the SVGs it
+// draws go into *svgs.
+std::string ExperimentReport(const std::string& experiment, const ReportSpec& spec,
+                             const std::vector<const ResultsFile*>& files_in,
+                             const std::vector<const ResultsFile*>& all,
+                             const std::vector<ResultsFile>& reruns,
+                             std::map<std::string, std::string>* svgs);
+
+// The rerun of `f` (`<stem>.rerun.json` beside it) if it is the same bench run
+// again right after f, at the same clean revision; else null, with the reason
+// in *why (empty when there is no rerun at all).
+const ResultsFile* RerunOf(const ResultsFile& f, const std::vector<ResultsFile>& reruns,
+                           std::string* why);
+
+// `f` against its rerun (compare.h: CheckReproducibility).
+std::optional<Reproducibility> ReproducibilityOf(const ResultsFile& f, const ResultsFile& rerun);
+
+// The reproducibility section of `f`'s page.
+std::string ReproducibilitySection(const ResultsFile& f, const std::vector<ResultsFile>& reruns);
+
+// The index page (reports/README.md).
+std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet& set,
+                  const std::map<std::string, int>& verdict_counts);
+
+// The ledger (reports/claims.md); *counts gets the number of each verdict.
+std::string Ledger(const std::vector<Claim>& claims, const std::vector<ResultsFile>& files,
+                   std::map<std::string, int>* counts);
+
+}  // namespace analysis
+}  // namespace spawnlab
+
+#endif  // SPAWNLAB_ANALYSIS_REPORT_SECTIONS_H_
