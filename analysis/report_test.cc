@@ -208,7 +208,7 @@ TEST_F(GoodReports, KeyRatiosAgainstTheirBounds) {
 }
 
 TEST_F(GoodReports, TheSameResultsGiveTheSameBytes) {
-  const std::string out = Tmp("reports2");
+  const std::string out = Tmp("reports-again");
   ASSERT_EQ(RunReport(Good(), out), 0);
   EXPECT_EQ(Read(out + "/README.md"), index);
   EXPECT_EQ(Read(out + "/clone3.md"), clone3);
