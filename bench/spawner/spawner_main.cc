@@ -1,61 +1,15 @@
 // spawner_main.cc: a parent process that spawns on request, for benches whose
 // variable is the *parent*: its size, how it is linked, how lib/spawn was
-// compiled. Each parent is this file built one way (//bench/spawner:BUILD.bazel
-// has the minimal static one and the C++ one; experiments build their own),
-// started with the ballast it should carry; SpawnerDriver (driver.h) talks to
-// it. The timing loop runs here, in the parent being measured: only results
-// cross the pipe, never inside a measured interval.
+// compiled. SpawnerDriver (driver.h) talks to it over a pipe; the timing loop
+// runs here, in the parent being measured, and only results cross the pipe.
 //
 //   spawner [--ballast_mib=N [--touch] [--unplaced]] [--threads=N] [--count_instructions]
 //           [--child_env=inherit|empty] [METHOD CHILD]
 //
-// --unplaced leaves a touched ballast's pages where the kernel puts them (no
-// soak into consecutive frames: lib/ballast.h), as a program's own memory is.
-// --threads=N starts N more threads that only sleep (a real program's helper
-// threads: fork copies only the calling thread, but the mm they share).
-// --count_instructions counts the user-space instructions of each spawn call
-// (off by default: the counter's enable and disable are system calls, one of
-// them inside the interval).
-// --child_env=empty execs every child with an empty environment, as
-// spawnbench's and lmbench's lat_proc children are: exec copies the
-// environment into the new process, so the caller's (a few dozen variables in
-// a shell, another number on every machine) adds a cost of its own to each
-// spawn. The default, inherit, passes this process's environment.
-//
-// Prints "ready MAPPINGS" (its own /proc/self/maps line count, ballast
-// included), then answers each request on stdin:
-//
-//   spawns N METHOD CHILD  N spawns of CHILD by METHOD (lib/spawn.h), back to
-//                          back, as spawnbench's and lat_proc's loops run
-//                          them: nothing crosses the pipe between them, so
-//                          no other process runs between two spawns
-//   spawns N               the same, of CHILD by METHOD from the command line
-//   spawn [METHOD CHILD]   spawns 1 [METHOD CHILD]
-//     -> N lines "TO_START_NS TO_EXIT_NS INSTRUCTIONS CHILD_FAULTS", once the
-//        last child is reaped: from just before the spawn call to the child's
-//        first clock reading and to the child reaped, the user-space
-//        instructions this process retired in the spawn call (-1 where not
-//        counted), and the page faults the child took in its life, before its
-//        exec and after (getrusage(RUSAGE_CHILDREN) after each reap, outside
-//        the interval; -1 where unknown). fork copies no page table entries of
-//        a mapping without anonymous pages, so a forked child faults in the
-//        text and data its path to exec touches: how many pages that is
-//        depends on the parent binary's layout, and each fault is in the
-//        interval to the child's first instruction. The spawn is
-//        the bare one spawnbench and lmbench time: fork and clone3-cow open no
-//        pipe for a failed exec (ExecErrors::kByExitStatus), so the interval
-//        holds no pipe2, close or read that their raw fork+exec does not. The
-//        first request for a method and child is checked first, untimed, with
-//        ExecErrors::kAtWait, so that a missing child is a clear error; a
-//        timed child that fails anyway is caught by its missing clock reading.
-//   shape                  -> "MAPPINGS RSS_KIB PTE_KIB THREADS ADJACENT" (/proc/self;
-//                             ADJACENT: the touched ballast's share of pages in
-//                             frames next to the previous page's, -1 if none or
-//                             unreadable: ballast.h)
-//   nop                    -> "ok" (the protocol's own round trip)
-//
-// EOF on stdin ends it with status 0. It dies with the process that started it
-// (PR_SET_PDEATHSIG), so a killed bench leaves no spawner behind.
+// Prints "ready MAPPINGS", then answers "spawns N [METHOD CHILD]", "spawn",
+// "shape" and "nop" on stdin until EOF. It dies with the process that
+// started it (PR_SET_PDEATHSIG). The flags and the protocol in full:
+// README.md beside this file.
 
 #include <fcntl.h>
 #include <linux/perf_event.h>

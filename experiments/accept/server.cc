@@ -1,61 +1,14 @@
 // server.cc: an HTTP/1.1 server on loopback with W worker processes, in one
-// of three models and with one of five accept mechanisms, for the accept
-// experiment and for wrk.
+// of three models (shared listener, SO_REUSEPORT, user-space proxy) and with
+// one of five accept mechanisms (blocking, epoll, epoll-exclusive, uring,
+// uring-multishot), for the accept experiment and for wrk.
 //
 //   bazel run //experiments/accept:server -- --model=reuseport --mechanism=epoll --workers=2
 //
-// Models:
-//   shared     one listening socket, made before the workers are forked; all
-//              of them accept on it (pre-forked, as Apache and NGINX of old)
-//   reuseport  one SO_REUSEPORT listener per worker on the same port: the
-//              kernel spreads connections by hash
-//   reuseport-cpu
-//              the same, worker i pinned to CPU i, and a classic BPF program
-//              on the group (SO_ATTACH_REUSEPORT_CBPF, Linux 4.5) that picks
-//              the listener of the CPU handling the SYN: per-CPU listeners
-//   proxy      one relay process accepts and copies bytes to W backend
-//              workers on loopback ports of their own, round robin
-// Mechanisms (each worker; the proxy's relay is always epoll):
-//   blocking         accept4 and serve one connection at a time; so that
-//                    keep-alive clients cannot starve it, it answers one
-//                    request per connection (Connection: close)
-//   epoll            epoll on the listener and the connections
-//   epoll-exclusive  the same with EPOLLEXCLUSIVE on the listener (Linux 4.5)
-//   uring            io_uring: single-shot accept, recv and send
-//   uring-multishot  io_uring with multishot accept (Linux 5.19)
-//
-// Faults and hostile clients cost bounded memory and no CPU:
-//   - out of descriptors (EMFILE, ENFILE) or at --max_connections, a worker
-//     stops accepting for 100 ms or until a connection closes (as nginx does)
-//     instead of retrying at once: the listener stays readable and a retry
-//     loop would spin;
-//   - a connection's pending output has a high-water mark (256 KiB): above it
-//     the worker stops reading that connection until the client reads, so
-//     pipelined requests whose answers are never read cannot grow a worker;
-//     the relay stops reading a side while 256 KiB wait for its peer;
-//   - what is not an HTTP request line is answered with 400 and closed;
-//   - a request head must arrive within --header_timeout of the connection
-//     (or of its first byte), and a connection idle for --idle_timeout
-//     (nothing read, nothing written) is closed, in every mechanism and in
-//     the relay; a blocking worker is held by a slow client for at most
-//     --header_timeout;
-//   - the relay connects to its backends without blocking, and passes a
-//     half-close on (a client that shuts its writing side still gets its
-//     answers).
-//
-// It binds 127.0.0.1 only, prints "listening on 127.0.0.1:PORT" and a line
-// "workers PID..." when ready, and runs until SIGINT or SIGTERM, when it
-// stops and reaps every worker, prints a line "stats accept_pauses=N
-// header_timeouts=N idle_timeouts=N rejected=N output_high_water=N" (the
-// events above, over all workers) and exits 0. Workers die with it
-// (PR_SET_PDEATHSIG). With --die_with_parent it stops when whatever started it
-// dies (a bench or a test that is killed); --expect_parent=PID makes it check
-// that this parent is still PID, so that a parent which died before the
-// server could watch it is an error rather than a server running forever.
-// With --handler_spin=N each request costs its worker N rounds of a busy loop
-// before the answer (a CPU-heavy handler; 0, the default, answers at once).
-// Exit codes: 2 for bad flags or a port in use, 3 when the kernel lacks the
-// mechanism (io_uring), 1 for anything else.
+// It binds 127.0.0.1 only, bounds what each client may cost, prints
+// "listening on 127.0.0.1:PORT" when ready and stops, reaping every worker,
+// on SIGINT or SIGTERM. Its full contract (models, mechanisms, limits,
+// output, exit codes): README.md, "The server".
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -3,48 +3,12 @@
 //
 //   bazel run //experiments/clone3:crosscheck [-- --quick]
 //
-// This process is the parent, as spawnbench's and lmbench's lat_proc are their
-// own: linked static, one thread, a handful of mappings (the context records
-// how many), pinned as the bench is. It shares no measured code with lib/spawn,
+// This process is the parent, as spawnbench's and lmbench's lat_proc are:
+// static, one thread, few mappings. It shares no measured code with lib/spawn,
 // the spawners or Google Benchmark's loop: raw fork, vfork, clone and
-// posix_spawn calls, timed two ways.
-//
-//   way:spawnbench  each spawn timed from just before the call to the child's
-//                   own clock reading at its first instruction (minimal child,
-//                   through a pipe); the reap comes after the interval. The
-//                   statistics are spawnbench's, the average and the minimum
-//                   over every spawn of the op (rows' mean and min), and the
-//                   bench's, the median over rounds of each round's average
-//                   (rows' median: Google Benchmark's median over repetitions
-//                   of the time per iteration), so that the report sets the
-//                   bench's median beside the same statistic.
-//   way:lat_proc    n back-to-back spawn-and-reap under one clock, divided by n
-//                   (lmbench's lat_proc); 11 repetitions; the minimum and the
-//                   median over them.
-//
-// Rows: crosscheck/way:W/op:O/parent:P, O one of fork-exec, vfork-exec,
-// clone-exec (CLONE_VM|CLONE_VFORK, own stack), posix_spawn-exec (each
-// exec'ing the minimal child), and for lat_proc also fork-exit, vfork-exit
-// (lat_proc's "fork", no exec); P minimal or 1g-touched (this process with
-// 1 GiB written page by page, 4 KiB pages). Two more for lat_proc alone:
-//   crosscheck/way:lat_proc/op:fork-exec/child:dynamic-c/parent:minimal
-//       lmbench's own exec, of a C program linked against libc alone (its
-//       "hello"), not the minimal static child;
-//   crosscheck/way:lat_proc/op:(fork|vfork)-exit/parent:400m-touched
-//       fork and vfork without exec from a parent with 400 MiB written, the
-//       size and the op of the "fork vs vfork" measurement the ledger tests.
-// The ops run in rounds, both parents in each and all shuffled, so the
-// machine's drift falls on all of them alike. Each round's ballast is placed
-// in consecutive page frames as the bench's is (PlacedBallast), and its rows
-// record how nearly (ballast_adjacent); every row records this process's size
-// at each turn (parent_rss_kib, parent_pte_kib, parent_threads,
-// parent_mappings, as the bench's rows) and the page faults each child took in
-// its life (child_faults, per child, from getrusage outside every interval).
-// Every child is exec'd with an empty environment, as spawnbench's and
-// lat_proc's are (and the bench's spawners'): exec copies the environment, so
-// the caller's would add a cost of its own.
-// The JSON is Google Benchmark's layout, written as the benches write theirs
-// (under the bench lock, renamed into place, with the run record).
+// posix_spawn, timed spawnbench's way (to the child's first instruction) and
+// lat_proc's (n spawn-and-reaps under one clock). Its rows, statistics and
+// parents in full: README.md, "The cross-check: rows and method".
 
 #include <fcntl.h>
 #include <sched.h>
