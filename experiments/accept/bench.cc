@@ -4,41 +4,9 @@
 //
 //   bazel run //experiments/accept:bench [-- --quick] [-- --connections=32]
 //
-// Rows: accept/model:M/mechanism:X/workers:W/load:L
-//   M  shared, reuseport, proxy           X  blocking, epoll, epoll-exclusive,
-//   W  one worker per CPU                    uring, uring-multishot
-//   L  connect (a new connection per request: connections/s) or keepalive
-// Two more kinds of row, for the claims about per-CPU listeners and tails:
-//   accept/model:M/mechanism:epoll/workers:W/load:connect/clients:per-cpu
-//       M = shared, reuseport, reuseport-cpu (one SO_REUSEPORT listener per
-//       CPU, chosen by a CBPF program, workers pinned): the load from one
-//       pinned thread per CPU, as clients on every CPU would be (on loopback
-//       the SYN is handled on the sending CPU, so one load thread would look
-//       like one CPU's clients and a per-CPU listener would send it all to
-//       one worker)
-//   accept/model:M/mechanism:epoll/workers:W/load:connect/handler:spin-1m
-//       M = shared, reuseport: each request costs its worker a million
-//       rounds of a busy loop (server --handler_spin), a CPU-heavy handler
-// The rows are measured in rounds (one repetition each), and within a round in
-// groups: the 15 rows of a load (connect, keepalive), the 3 per-cpu rows and
-// the 2 spin-1m rows. A group starts all its servers at once, then drives
-// each in turn with a short load (--slice_seconds, 0.1 s; 0.05 s with --quick)
-// in an order shuffled every cycle (bench/together.h), after one untimed slice
-// each, until each has had --load_seconds (0.5 s; 0.1 s with --quick) of
-// load, and stops them: every row of a key ratio (each model over the shared
-// listener, each mechanism over epoll, same load) sees the same bursts of the
-// shared machine as its baseline. Idle servers wait in accept, epoll_wait or
-// io_uring_enter and take no CPU. The load: --connections concurrent clients
-// from this process, at most --max_requests per slice. The row's time is per
-// request (its slices' seconds over their requests). Counters, over the row's
-// slices in the round: requests_per_s, p50_us, p99_us, max_us,
-// errors, timeouts, non_2xx, spread_stddev and spread_max_over_min (of the
-// requests each worker answered; left out when a worker answered none),
-// busiest_share (the busiest worker's share of the requests),
-// idle_workers, and the server's own counts of its defences (accept_pauses,
-// header_timeouts, idle_timeouts, rejected, output_high_water: all 0 when the
-// load is what it should be). A mechanism the kernel lacks is skipped with the
-// reason.
+// Rows: accept/model:M/mechanism:X/workers:W/load:L, and per-CPU-client and
+// spin-handler rows; a row's time is per request. Rows, rounds, groups, load
+// and counters in full: README.md, "Rows and method".
 
 #include "bench/bench.h"
 

@@ -1,40 +1,12 @@
 // bench.cc: what does it cost to create a process on this machine and kernel,
 // by each primitive the kernel offers, as the parent grows?
 //
-//   bazel run //experiments/clone3:bench [-- --quick] [-- --benchmark_filter=parent:minimal]
+//   bazel run //experiments/clone3:bench [-- --quick] [-- --full]
 //
-// Rows: spawn/method:M/child:C/parent:P/until:U
-//   M  fork, vfork, clone, clone3, clone3-cow, posix_spawn   (lib/spawn.h)
-//   C  static, dynamic (C++: libstdc++, libm, libc), dynamic-c (libc only,
-//      like lmbench's hello), minimal (no libc)             (lib/children)
-//   P  the parent, a spawner process (bench/spawner) of this shape:
-//      minimal     static, one thread, a handful of mappings: spawnbench's and
-//                  lmbench's parent
-//      cxx         dynamic C++ with Abseil, re2 and Google Benchmark mapped and
-//                  a helper thread: a real program's parent
-//      1g, 1g-touched, 4g-touched   the minimal parent with 1 or 4 GiB of
-//                  ballast, untouched or every 4 KiB page written, in
-//                  consecutive page frames (lib/ballast.h)
-//      1g-touched-unplaced   1g-touched with its pages where the kernel put
-//                  them, as a program's own malloc'd memory (spawnbench's)
-//   U  start: from just before the spawn call to the child's own clock reading
-//             (at _start for minimal, at main for the others): the spawnbench way;
-//      exit:  from the same instant to the child reaped (lmbench's lat_proc).
-// and harness/op:empty (two clock reads: the harness's cost inside an interval)
-// and harness/op:spawner-roundtrip (one request to the minimal parent and its
-// answer: the protocol's cost, which is outside every measured interval).
-//
-// Every row's timing loop runs inside its parent; the bench only asks and
-// reads the answers. Every child is exec'd with an empty environment, as
-// spawnbench's and lat_proc's are (context: spawnlab.child_environment). The
-// parents live for the whole run, so the run is made of rounds (15; 2 with
-// --quick): each round measures every row once, in a shuffled order, so the
-// machine's drift between rounds falls on all rows alike, and each key ratio
-// (each method over vfork) is taken within a round. Each row records its
-// parent's shape (mappings, resident size, page tables, threads) as counters,
-// a touched ballast's share of pages in consecutive page frames
-// (ballast_adjacent, lib/ballast.h), and its children's page faults
-// (child_faults, bench/bench_spawn.h).
+// Rows: spawn/method:M/child:C/parent:P/until:U, measured in rounds inside
+// spawner parents (bench/spawner) of each shape, with harness rows for the
+// harness's own cost. Rows, parents, intervals and counters in full:
+// README.md, "Rows and method".
 
 #include "bench/bench.h"
 

@@ -3,35 +3,9 @@
 //
 //   bazel run //experiments/descriptors:bench [-- --quick]
 //
-// Rows:
-//   spawn/method:M/fds:N/until:exit
-//       this bench, holding N extra descriptors (O_CLOEXEC dups of /dev/null,
-//       as a well-behaved program opens them), spawns the minimal child by
-//       M = fork, vfork, clone3, posix_spawn and reaps it. The kernel copies
-//       the descriptor table at the spawn and exec closes the copies.
-//       N = 10, 1000, 10000, 50000 (RLIMIT_NOFILE is raised for the row when
-//       needed; where it cannot be, the row is skipped with the reason).
-//   close/way:W/limit:L/until:exit
-//       100 inheritable descriptors open (no O_CLOEXEC) and RLIMIT_NOFILE
-//       at L = 1024, 16384 or 1048576; vfork, then in the child before exec:
-//         none         nothing: the child inherits all of them (the baseline)
-//         close_range  close_range(3, ~0U, 0)            (Linux 5.9)
-//         cloexec      close_range(3, ~0U, CLOSE_RANGE_CLOEXEC): exec closes them (5.11)
-//         proc-walk    getdents64 over /proc/self/fd, closing each (CPython's way)
-//         loop         close(fd) for every fd from 3 to the limit (the old way)
-//       then exec the minimal child, reaped.
-//   command/close-others:C/fds:N/until:exit
-//       as spawn/, by the library's Command (lib/command.h), with C = yes
-//       (CloseOtherDescriptors: every descriptor but stdio closed in the
-//       child, the fastest way the kernel offers) or no.
-//   inherit/method:M/cloexec:C/until:exit
-//       does a descriptor cross spawn and exec? The write end of a pipe, with
-//       O_CLOEXEC (C = yes) or without (no), is named to the minimal child,
-//       which writes its clock reading there; M = fork, vfork, clone, clone3,
-//       posix_spawn; reaped. Counter `inherited`: the share of spawns whose
-//       child's write arrived (1: every child had the descriptor, 0: none).
-// Counters: parent_fds (descriptors open in the parent during the row) and,
-// for close rows, limit.
+// Rows: spawn/method:M/fds:N, close/way:W/limit:L, command/close-others:C/fds:N
+// and inherit/method:M/cloexec:C (each until:exit). What each row does, in
+// full: README.md, "Rows and method".
 
 #include "bench/bench.h"
 
