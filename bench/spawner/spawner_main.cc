@@ -117,110 +117,248 @@ void* Sleeper(void*) {
   return nullptr;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // Nothing outlives the harness; and if the harness is already gone, go too.
-  const pid_t parent = getppid();
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) return 1;
-
+// The command line (see the top).
+struct Flags {
   long ballast_mib = 0, threads = 0;
   bool touch = false, unplaced = false, count_instructions = false, empty_env = false;
   std::string default_method, default_child;
+};
+
+// Parses argv into *flags; 0, or the exit status to leave with.
+int ParseFlags(int argc, char** argv, Flags* flags) {
   int positional = 0;
   for (int i = 1; i < argc; ++i) {
+    char* end;
     if (strncmp(argv[i], "--ballast_mib=", 14) == 0) {
-      char* end;
-      ballast_mib = strtol(argv[i] + 14, &end, 10);
-      if (*end != '\0' || ballast_mib < 0) return Usage();
+      flags->ballast_mib = strtol(argv[i] + 14, &end, 10);
+      if (*end != '\0' || flags->ballast_mib < 0) return Usage();
     } else if (strncmp(argv[i], "--threads=", 10) == 0) {
-      char* end;
-      threads = strtol(argv[i] + 10, &end, 10);
-      if (*end != '\0' || threads < 0 || threads > 100000) return Usage();
+      flags->threads = strtol(argv[i] + 10, &end, 10);
+      if (*end != '\0' || flags->threads < 0 || flags->threads > 100000) return Usage();
     } else if (strcmp(argv[i], "--touch") == 0) {
-      touch = true;
+      flags->touch = true;
     } else if (strcmp(argv[i], "--unplaced") == 0) {  // lib/ballast.h: kAsAllocated
-      unplaced = true;
+      flags->unplaced = true;
     } else if (strcmp(argv[i], "--count_instructions") == 0) {
-      count_instructions = true;
+      flags->count_instructions = true;
     } else if (strcmp(argv[i], "--child_env=empty") == 0) {
-      empty_env = true;
+      flags->empty_env = true;
     } else if (strcmp(argv[i], "--child_env=inherit") == 0) {
-      empty_env = false;
-    } else if (argv[i][0] == '-') {
+      flags->empty_env = false;
+    } else if (argv[i][0] == '-' || positional == 2) {
       return Usage();
-    } else if (positional == 0) {
-      default_method = argv[i];
-      ++positional;
-    } else if (positional == 1) {
-      default_child = argv[i];
-      ++positional;
     } else {
-      return Usage();
+      (positional++ == 0 ? flags->default_method : flags->default_child) = argv[i];
     }
   }
   if (positional == 1) return Usage();
-  if (positional == 2 && !spawnlab::ParseSpawnMethod(default_method).ok()) {
-    fprintf(stderr, "spawner: unknown method '%s'\n", default_method.c_str());
+  if (positional == 2 && !spawnlab::ParseSpawnMethod(flags->default_method).ok()) {
+    fprintf(stderr, "spawner: unknown method '%s'\n", flags->default_method.c_str());
     return 2;
   }
+  return 0;
+}
 
-  spawnlab::Ballast ballast;
-  if (ballast_mib > 0) {
-    absl::StatusOr<spawnlab::Ballast> b =
-        spawnlab::Ballast::Create(static_cast<size_t>(ballast_mib) << 20, touch,
-                                  unplaced ? spawnlab::Ballast::Placement::kAsAllocated
-                                           : spawnlab::Ballast::Placement::kConsecutive);
-    if (!b.ok()) {
-      fprintf(stderr, "spawner: ballast: %s\n", b.status().ToString().c_str());
-      return 1;
-    }
-    ballast = *std::move(b);
-  }
-
-  {
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    for (long i = 0; i < threads; ++i) {
-      pthread_t t;
-      pthread_attr_t attr;
-      pthread_attr_init(&attr);
-      pthread_attr_setstacksize(&attr, 64 * 1024);
-      const int err = pthread_create(&t, &attr, Sleeper, nullptr);
-      pthread_attr_destroy(&attr);
-      if (err != 0) {
-        fprintf(stderr, "spawner: pthread_create: %s\n", strerror(err));
-        return 1;
-      }
+// Starts `n` helper threads that only sleep, with every signal blocked.
+bool StartSleepers(long n) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  bool ok = true;
+  for (long i = 0; ok && i < n; ++i) {
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    const int err = pthread_create(&t, &attr, Sleeper, nullptr);
+    pthread_attr_destroy(&attr);
+    if (err != 0) {
+      fprintf(stderr, "spawner: pthread_create: %s\n", strerror(err));
+      ok = false;
+    } else {
       pthread_detach(t);
     }
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return ok;
+}
+
+// One "spawn[s]" request: how many, of which child, by which method.
+struct Request {
+  long count = 1;
+  spawnlab::SpawnMethod method;
+  std::string child;
+};
+
+// Parses a "spawn [METHOD CHILD]" or "spawns N [METHOD CHILD]" line; false,
+// having said why on stderr, if it is not one.
+bool ParseRequest(const char* line, const Flags& flags, Request* request) {
+  const char* rest = nullptr;  // "METHOD CHILD", or nullptr: the defaults
+  if (strncmp(line, "spawn ", 6) == 0) {
+    rest = line + 6;
+  } else if (strncmp(line, "spawns ", 7) == 0) {
+    char* end;
+    request->count = strtol(line + 7, &end, 10);
+    if (end == line + 7 || request->count < 1 || request->count > kMaxSpawnsPerRequest ||
+        (*end != '\0' && *end != ' ')) {
+      fprintf(stderr, "spawner: expected 'spawns N [METHOD CHILD]', N from 1 to %ld\n",
+              kMaxSpawnsPerRequest);
+      return false;
+    }
+    if (*end == ' ') rest = end + 1;
+  } else if (strcmp(line, "spawn") != 0) {
+    fprintf(stderr, "spawner: unknown request '%s'\n", line);
+    return false;
+  }
+  std::string method_name = flags.default_method;
+  request->child = flags.default_child;
+  if (rest != nullptr) {
+    const char* space = strchr(rest, ' ');
+    if (space == nullptr) {
+      fprintf(stderr, "spawner: expected METHOD CHILD after '%.*s'\n",
+              static_cast<int>(rest - line - 1), line);
+      return false;
+    }
+    method_name.assign(rest, space);
+    request->child = space + 1;
+  }
+  if (request->child.empty()) {
+    fprintf(stderr, "spawner: '%s' names no child, and none was given at start\n", line);
+    return false;
+  }
+  absl::StatusOr<spawnlab::SpawnMethod> method = spawnlab::ParseSpawnMethod(method_name);
+  if (!method.ok()) {
+    fprintf(stderr, "spawner: %s\n", std::string(method.status().message()).c_str());
+    return false;
+  }
+  request->method = *method;
+  return true;
+}
+
+// The parent's state between requests: the clock pipe its children write to,
+// each child's ExecSpec, which (method, child) pairs were checked, and the
+// instruction counter where asked for.
+class Spawner {
+ public:
+  explicit Spawner(const Flags& flags) : flags_(flags) {
+    // The bare spawn, as spawnbench and lmbench time it (see the top).
+    options_.exec_errors = spawnlab::ExecErrors::kByExitStatus;
+    checking_.exec_errors = spawnlab::ExecErrors::kAtWait;
   }
 
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
-    perror("spawner: pipe2");
-    return 1;
+  bool Open() {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+      perror("spawner: pipe2");
+      return false;
+    }
+    clock_read_ = spawnlab::UniqueFd(fds[0]);
+    clock_write_ = spawnlab::UniqueFd(fds[1]);
+    inherited_ = spawnlab::UniqueFd(fcntl(clock_write_.get(), F_DUPFD, 3));
+    // Only where asked: enabling and disabling it are system calls, one of
+    // them inside the interval.
+    if (flags_.count_instructions) counter_ = spawnlab::OpenInstructionCounter();
+    return true;
   }
-  spawnlab::UniqueFd clock_read(fds[0]), clock_write(fds[1]);
-  spawnlab::UniqueFd inherited(fcntl(clock_write.get(), F_DUPFD, 3));
-  const std::string clock_fd = std::to_string(inherited.get());
-  // One ExecSpec per child, made on first use.
-  std::map<std::string, std::unique_ptr<spawnlab::ExecSpec>> specs;
-  // The (method, child) pairs already spawned once with their exec checked.
-  std::set<std::pair<spawnlab::SpawnMethod, std::string>> checked;
-  // Only where asked: enabling and disabling it are system calls, one of them
-  // inside the interval.
-  spawnlab::UniqueFd counter;
-  if (count_instructions) counter = spawnlab::OpenInstructionCounter();
+
+  // Checks the pair once (untimed), then times `r.count` spawns back to back
+  // into *times; false, having said why on stderr, on any failure.
+  bool Serve(const Request& r, std::vector<Times>* times) {
+    const spawnlab::ExecSpec& spec = SpecFor(r.child);
+    if (checked_.insert({r.method, r.child}).second) {
+      // Untimed: the exec's errno, should it fail, and the child's reading.
+      absl::StatusOr<spawnlab::Child> c = spawnlab::Spawn(r.method, spec, checking_);
+      int64_t ignored;
+      if (!RanToItsEnd(c.ok() ? c->Wait() : absl::StatusOr<spawnlab::ExitStatus>(c.status()),
+                       clock_read_.get(), r.child, &ignored)) {
+        return false;
+      }
+    }
+    return TimeSpawns(r, spec, times);
+  }
+
+ private:
+  const spawnlab::ExecSpec& SpecFor(const std::string& child) {
+    std::unique_ptr<spawnlab::ExecSpec>& spec = specs_[child];
+    if (spec == nullptr) {
+      std::vector<std::string> child_argv = {child, std::to_string(inherited_.get())};
+      spec = flags_.empty_env
+                 ? std::make_unique<spawnlab::ExecSpec>(child, std::move(child_argv),
+                                                        std::vector<std::string>{})
+                 : std::make_unique<spawnlab::ExecSpec>(child, std::move(child_argv));
+    }
+    return *spec;
+  }
+
+  // The spawns back to back, as the tools' loops run them: nothing crosses
+  // the pipe until the last is reaped.
+  bool TimeSpawns(const Request& r, const spawnlab::ExecSpec& spec, std::vector<Times>* times) {
+    times->clear();
+    times->reserve(static_cast<size_t>(r.count));
+    int64_t faults_before = ReapedChildrenFaults();
+    for (long i = 0; i < r.count; ++i) {
+      if (counter_.valid()) {
+        ioctl(counter_.get(), PERF_EVENT_IOC_RESET, 0);
+        ioctl(counter_.get(), PERF_EVENT_IOC_ENABLE, 0);
+      }
+      const int64_t t0 = Now();
+      absl::StatusOr<spawnlab::Child> c = spawnlab::Spawn(r.method, spec, options_);
+      if (counter_.valid()) ioctl(counter_.get(), PERF_EVENT_IOC_DISABLE, 0);
+      if (!c.ok()) {
+        fprintf(stderr, "spawner: %s\n", c.status().ToString().c_str());
+        return false;
+      }
+      absl::StatusOr<spawnlab::ExitStatus> status = c->Wait();
+      const int64_t t1 = Now();
+      int64_t child_clock = 0, instructions = -1;
+      if (!RanToItsEnd(status, clock_read_.get(), r.child, &child_clock)) return false;
+      if (counter_.valid() &&
+          read(counter_.get(), &instructions, sizeof(instructions)) != sizeof(instructions)) {
+        instructions = -1;
+      }
+      const int64_t faults_after = ReapedChildrenFaults();
+      const int64_t child_faults =
+          faults_before < 0 || faults_after < 0 ? -1 : faults_after - faults_before;
+      faults_before = faults_after;
+      times->push_back({child_clock - t0, t1 - t0, instructions, child_faults});
+    }
+    return true;
+  }
+
+  const Flags& flags_;
+  spawnlab::SpawnOptions options_, checking_;
+  spawnlab::UniqueFd clock_read_, clock_write_, inherited_, counter_;
+  std::map<std::string, std::unique_ptr<spawnlab::ExecSpec>> specs_;
+  std::set<std::pair<spawnlab::SpawnMethod, std::string>> checked_;
+};
+
+void PrintShape(const spawnlab::Ballast& ballast) {
+  absl::StatusOr<double> adjacent = ballast.AdjacentShare();
+  printf("%lld %lld %lld %lld %.4f\n", static_cast<long long>(Mappings()),
+         static_cast<long long>(StatusField("VmRSS")),
+         static_cast<long long>(StatusField("VmPTE")),
+         static_cast<long long>(StatusField("Threads")), adjacent.ok() ? *adjacent : -1.0);
+}
+
+void PrintTimes(const std::vector<Times>& times) {
+  std::string answer;
+  char buf[96];
+  for (const Times& t : times) {
+    snprintf(buf, sizeof(buf), "%lld %lld %lld %lld\n", static_cast<long long>(t.to_start_ns),
+             static_cast<long long>(t.to_exit_ns), static_cast<long long>(t.instructions),
+             static_cast<long long>(t.child_faults));
+    answer += buf;
+  }
+  fwrite(answer.data(), 1, answer.size(), stdout);
+  fflush(stdout);
+}
+
+// Answers requests on stdin until EOF (0), or a bad request (2) or failed
+// spawn (1).
+int ServeRequests(const Flags& flags, const spawnlab::Ballast& ballast) {
+  Spawner spawner(flags);
+  if (!spawner.Open()) return 1;
   std::vector<Times> times;  // one request's, answered after its last spawn
-  // The bare spawn, as spawnbench and lmbench time it (see the top).
-  spawnlab::SpawnOptions options;
-  options.exec_errors = spawnlab::ExecErrors::kByExitStatus;
-  spawnlab::SpawnOptions checking;
-  checking.exec_errors = spawnlab::ExecErrors::kAtWait;
   setvbuf(stdout, nullptr, _IOLBF, 0);
   printf("ready %lld\n", static_cast<long long>(Mappings()));
   char line[4096];
@@ -236,109 +374,38 @@ int main(int argc, char** argv) {
       continue;
     }
     if (strcmp(line, "shape") == 0) {
-      absl::StatusOr<double> adjacent = ballast.AdjacentShare();
-      printf("%lld %lld %lld %lld %.4f\n", static_cast<long long>(Mappings()),
-             static_cast<long long>(StatusField("VmRSS")),
-             static_cast<long long>(StatusField("VmPTE")),
-             static_cast<long long>(StatusField("Threads")), adjacent.ok() ? *adjacent : -1.0);
+      PrintShape(ballast);
       continue;
     }
-    // "spawn [METHOD CHILD]" is "spawns 1 [METHOD CHILD]".
-    long count = 1;
-    const char* rest = nullptr;  // "METHOD CHILD", or nullptr: the defaults
-    if (strncmp(line, "spawn ", 6) == 0) {
-      rest = line + 6;
-    } else if (strncmp(line, "spawns ", 7) == 0) {
-      char* end;
-      count = strtol(line + 7, &end, 10);
-      if (end == line + 7 || count < 1 || count > kMaxSpawnsPerRequest ||
-          (*end != '\0' && *end != ' ')) {
-        fprintf(stderr, "spawner: expected 'spawns N [METHOD CHILD]', N from 1 to %ld\n",
-                kMaxSpawnsPerRequest);
-        return 2;
-      }
-      if (*end == ' ') rest = end + 1;
-    } else if (strcmp(line, "spawn") != 0) {
-      fprintf(stderr, "spawner: unknown request '%s'\n", line);
-      return 2;
-    }
-    std::string method_name = default_method, child = default_child;
-    if (rest != nullptr) {
-      const char* space = strchr(rest, ' ');
-      if (space == nullptr) {
-        fprintf(stderr, "spawner: expected METHOD CHILD after '%.*s'\n",
-                static_cast<int>(rest - line - 1), line);
-        return 2;
-      }
-      method_name.assign(rest, space);
-      child = space + 1;
-    }
-    if (child.empty()) {
-      fprintf(stderr, "spawner: '%s' names no child, and none was given at start\n", line);
-      return 2;
-    }
-    absl::StatusOr<spawnlab::SpawnMethod> method = spawnlab::ParseSpawnMethod(method_name);
-    if (!method.ok()) {
-      fprintf(stderr, "spawner: %s\n", std::string(method.status().message()).c_str());
-      return 2;
-    }
-    std::unique_ptr<spawnlab::ExecSpec>& spec = specs[child];
-    if (spec == nullptr) {
-      std::vector<std::string> child_argv = {child, clock_fd};
-      spec = empty_env ? std::make_unique<spawnlab::ExecSpec>(child, std::move(child_argv),
-                                                              std::vector<std::string>{})
-                       : std::make_unique<spawnlab::ExecSpec>(child, std::move(child_argv));
-    }
-    if (checked.insert({*method, child}).second) {
-      // Untimed: the exec's errno, should it fail, and the child's reading.
-      absl::StatusOr<spawnlab::Child> c = spawnlab::Spawn(*method, *spec, checking);
-      int64_t ignored;
-      if (!RanToItsEnd(c.ok() ? c->Wait() : absl::StatusOr<spawnlab::ExitStatus>(c.status()),
-                       clock_read.get(), child, &ignored)) {
-        return 1;
-      }
-    }
-    // The spawns back to back, as the tools' loops run them: nothing crosses
-    // the pipe until the last is reaped.
-    times.clear();
-    times.reserve(static_cast<size_t>(count));
-    int64_t faults_before = ReapedChildrenFaults();
-    for (long i = 0; i < count; ++i) {
-      if (counter.valid()) {
-        ioctl(counter.get(), PERF_EVENT_IOC_RESET, 0);
-        ioctl(counter.get(), PERF_EVENT_IOC_ENABLE, 0);
-      }
-      const int64_t t0 = Now();
-      absl::StatusOr<spawnlab::Child> c = spawnlab::Spawn(*method, *spec, options);
-      if (counter.valid()) ioctl(counter.get(), PERF_EVENT_IOC_DISABLE, 0);
-      if (!c.ok()) {
-        fprintf(stderr, "spawner: %s\n", c.status().ToString().c_str());
-        return 1;
-      }
-      absl::StatusOr<spawnlab::ExitStatus> status = c->Wait();
-      const int64_t t1 = Now();
-      int64_t child_clock = 0, instructions = -1;
-      if (!RanToItsEnd(status, clock_read.get(), child, &child_clock)) return 1;
-      if (counter.valid() &&
-          read(counter.get(), &instructions, sizeof(instructions)) != sizeof(instructions)) {
-        instructions = -1;
-      }
-      const int64_t faults_after = ReapedChildrenFaults();
-      const int64_t child_faults =
-          faults_before < 0 || faults_after < 0 ? -1 : faults_after - faults_before;
-      faults_before = faults_after;
-      times.push_back({child_clock - t0, t1 - t0, instructions, child_faults});
-    }
-    std::string answer;
-    char buf[96];
-    for (const Times& t : times) {
-      snprintf(buf, sizeof(buf), "%lld %lld %lld %lld\n", static_cast<long long>(t.to_start_ns),
-               static_cast<long long>(t.to_exit_ns), static_cast<long long>(t.instructions),
-               static_cast<long long>(t.child_faults));
-      answer += buf;
-    }
-    fwrite(answer.data(), 1, answer.size(), stdout);
-    fflush(stdout);
+    Request request;
+    if (!ParseRequest(line, flags, &request)) return 2;
+    if (!spawner.Serve(request, &times)) return 1;
+    PrintTimes(times);
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Nothing outlives the harness; and if the harness is already gone, go too.
+  const pid_t parent = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) return 1;
+  Flags flags;
+  if (const int bad = ParseFlags(argc, argv, &flags); bad != 0) return bad;
+  spawnlab::Ballast ballast;
+  if (flags.ballast_mib > 0) {
+    absl::StatusOr<spawnlab::Ballast> b = spawnlab::Ballast::Create(
+        static_cast<size_t>(flags.ballast_mib) << 20, flags.touch,
+        flags.unplaced ? spawnlab::Ballast::Placement::kAsAllocated
+                       : spawnlab::Ballast::Placement::kConsecutive);
+    if (!b.ok()) {
+      fprintf(stderr, "spawner: ballast: %s\n", b.status().ToString().c_str());
+      return 1;
+    }
+    ballast = *std::move(b);
+  }
+  if (!StartSleepers(flags.threads)) return 1;
+  return ServeRequests(flags, ballast);
 }
