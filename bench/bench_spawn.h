@@ -1,6 +1,6 @@
 // bench_spawn.h: the timing loops of spawn rows.
 //
-// TimeSpawns: spawns from the bench process itself (lib/timed_spawn.h), one
+// TimeSpawns: spawns from the bench process itself (bench/timed_spawn.h), one
 // untimed warm-up spawn, then one spawn per iteration of `state`, each
 // iteration's time being until:start (the child's first clock reading) or
 // until:exit (reaped). A failed spawn fails the row.
@@ -44,7 +44,7 @@
 #include "benchmark/benchmark.h"
 #include "lib/spawn.h"
 #include "bench/spawner/driver.h"
-#include "lib/timed_spawn.h"
+#include "bench/timed_spawn.h"
 
 namespace spawnlab {
 

@@ -32,7 +32,7 @@
 #include "lib/cgroup.h"
 #include "lib/probes.h"
 #include "lib/spawn.h"
-#include "lib/timed_spawn.h"
+#include "bench/timed_spawn.h"
 
 namespace spawnlab {
 namespace {

@@ -33,7 +33,7 @@
 #include "lib/probes.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
-#include "lib/timed_spawn.h"
+#include "bench/timed_spawn.h"
 #include "lib/unique_fd.h"
 
 namespace spawnlab {

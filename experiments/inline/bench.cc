@@ -40,7 +40,7 @@
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
 #include "bench/spawner/driver.h"
-#include "lib/timed_spawn.h"
+#include "bench/timed_spawn.h"
 
 namespace spawnlab {
 namespace {

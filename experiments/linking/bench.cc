@@ -33,7 +33,7 @@
 #include "lib/spawn.h"
 #include "bench/spawner/driver.h"
 #include "lib/syscall_count.h"
-#include "lib/timed_spawn.h"
+#include "bench/timed_spawn.h"
 
 namespace spawnlab {
 namespace {

@@ -41,7 +41,7 @@
 #include "lib/page_cache.h"
 #include "lib/probes.h"
 #include "lib/runfiles.h"
-#include "lib/timed_spawn.h"
+#include "bench/timed_spawn.h"
 #include "bench/together.h"
 #include "lib/unique_fd.h"
 

@@ -37,7 +37,7 @@
 #include "lib/proc_stat.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
-#include "lib/timed_spawn.h"
+#include "bench/timed_spawn.h"
 
 namespace spawnlab {
 namespace {

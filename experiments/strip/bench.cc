@@ -19,7 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/page_cache.h"
 #include "lib/runfiles.h"
-#include "lib/timed_spawn.h"
+#include "bench/timed_spawn.h"
 
 namespace spawnlab {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
-#include "lib/timed_spawn.h"
+#include "bench/timed_spawn.h"
 #include "lib/testing/status_matchers.h"
 
 using ::spawnlab::testing::IsOk;

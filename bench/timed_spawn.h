@@ -13,8 +13,8 @@
 //   absl::StatusOr<spawnlab::SpawnTimes> t = s->Once(spawnlab::SpawnMethod::kVfork);
 //   state.SetIterationTime(t->to_exit_ns * 1e-9);
 
-#ifndef SPAWNLAB_LIB_TIMED_SPAWN_H_
-#define SPAWNLAB_LIB_TIMED_SPAWN_H_
+#ifndef SPAWNLAB_BENCH_TIMED_SPAWN_H_
+#define SPAWNLAB_BENCH_TIMED_SPAWN_H_
 
 #include <cstdint>
 #include <string>
@@ -63,4 +63,4 @@ class TimedSpawner {
 
 }  // namespace spawnlab
 
-#endif  // SPAWNLAB_LIB_TIMED_SPAWN_H_
+#endif  // SPAWNLAB_BENCH_TIMED_SPAWN_H_

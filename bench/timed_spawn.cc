@@ -1,6 +1,6 @@
 // timed_spawn.cc: see timed_spawn.h.
 
-#include "lib/timed_spawn.h"
+#include "bench/timed_spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 // timed_spawn_test.cc: both intervals come back ordered and positive for every
 // child, mappings are reported by the C++ children, errors are clear.
 
-#include "lib/timed_spawn.h"
+#include "bench/timed_spawn.h"
 
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
