@@ -116,11 +116,17 @@ void PrintRatios(const ResultsFile& f, const Table& t, const Headline& h,
   if (kept.empty()) return;
   out << "\nover " << hr.by.dimension << ":" << hr.by.value
       << " (paired within rounds; median [95% interval]):\n";
+  std::vector<std::string> labels;
+  size_t width = 24;  // one column for every label, however long
   for (const auto& [index, p] : kept) {
     absl::StatusOr<BenchName> name = ParseBenchName(p.row);
-    const std::string label = absl::StrCat(name->dims.at(hr.by.dimension), " / ", hr.by.value);
-    out << absl::StrFormat("  %-24s %7.2fx  [%.2f, %.2f]  %d rounds\n", label, p.median, p.low,
-                           p.high, p.rounds);
+    labels.push_back(absl::StrCat(name->dims.at(hr.by.dimension), " / ", hr.by.value));
+    width = std::max(width, labels.back().size());
+  }
+  for (size_t i = 0; i < kept.size(); ++i) {
+    const PairedRatio& p = kept[i].second;
+    out << absl::StrFormat("  %-*s %7.2fx  [%.2f, %.2f]  %d rounds\n", static_cast<int>(width),
+                           labels[i], p.median, p.low, p.high, p.rounds);
   }
 }
 

@@ -58,6 +58,28 @@ TEST(Headline, TableOfMediansWithIntervalsThenPairedRatios) {
   EXPECT_THAT(text, ::testing::Not(HasSubstr("vfork / vfork")));
 }
 
+// A value longer than the usual column (1g-touched-unplaced) widens the
+// table's column and the ratios' label column, so every figure lines up.
+TEST(Headline, LongValuesWidenTheirColumns) {
+  nlohmann::json doc = Doc();
+  for (int k = 0; k < 3; ++k) {
+    const std::string name = "spawn/method:fork/child:minimal/parent:1g-touched-unplaced-and-more";
+    doc["benchmarks"].push_back({{"name", name}, {"run_name", name}, {"run_type", "iteration"},
+                                 {"repetition_index", k}, {"real_time", 3000.0},
+                                 {"time_unit", "us"}});
+  }
+  std::ostringstream out;
+  ASSERT_TRUE(PrintHeadline(ResultsOf(doc), Clone3Like(), out));
+  const std::string text = out.str();
+  const std::string label = "1g-touched-unplaced-and-more / minimal";
+  ASSERT_THAT(text, HasSubstr(label));
+  // The ratios' figures start in one column: after the longest label.
+  const size_t long_line = text.rfind('\n', text.find(label)) + 1;
+  const size_t short_line = text.rfind('\n', text.find("1g-touched / minimal")) + 1;
+  EXPECT_EQ(text.find('x', text.find(label)) - long_line,
+            text.find('x', text.find("1g-touched / minimal") + 20) - short_line);
+}
+
 TEST(Headline, NothingMatchingPrintsNothing) {
   Headline h = Clone3Like();
   h.fixed = {{"child", "static"}};
