@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -367,7 +368,15 @@ int Usage() {
   return 2;
 }
 
-}  // namespace
+
+// What a run is asked for: the flags (see Usage), with the defaults filled in
+// by ResolveDefaults.
+struct Options {
+  bool quick = false;
+  std::string out, lock_mode = "wait", child, c_child;
+  int processes = 0, rounds = 0;
+  int worker = 0, workers = 0;  // process K of N, in a run of several (RunProcesses)
+};
 
 // The rows a run writes, one per line, without measuring: what the clone3
 // report spec's cross-check pairs are checked against.
@@ -381,52 +390,59 @@ void ListRows() {
   }
 }
 
-int main(int argc, char** argv) {
-  bool quick = false;
-  std::string out, lock_mode = "wait", child, c_child;
-  int processes = 0, rounds_per_process = 0, worker = 0, workers = 0;
+// Reads argv into `o`; the exit code where the run ends here (2 for a usage
+// error, 0 after --list_rows).
+std::optional<int> ParseFlags(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
+    const std::string a = argv[i];
+    auto value = [&](absl::string_view flag) -> std::optional<std::string> {
+      if (!absl::StartsWith(a, flag)) return std::nullopt;
+      return a.substr(flag.size());
+    };
     if (a == "--quick") {
-      quick = true;
+      o.quick = true;
     } else if (a == "--full") {  // the suite's, for every bench; all rows are this run's
-    } else if (a.rfind("--processes=", 0) == 0) {
-      if (!absl::SimpleAtoi(a.substr(12), &processes) || processes < 1) return Usage();
-    } else if (a.rfind("--rounds=", 0) == 0) {
-      if (!absl::SimpleAtoi(a.substr(9), &rounds_per_process) || rounds_per_process < 1) {
-        return Usage();
-      }
-    } else if (a.rfind("--spawnlab_worker=", 0) == 0) {  // process K of N (RunProcesses)
-      std::vector<std::string> kn = absl::StrSplit(a.substr(18), '/');
-      if (kn.size() != 2 || !absl::SimpleAtoi(kn[0], &worker) ||
-          !absl::SimpleAtoi(kn[1], &workers) || worker < 1 || worker > workers) {
-        return Usage();
-      }
     } else if (a == "--list_rows") {
       ListRows();
       return 0;
-    } else if (a.rfind("--out=", 0) == 0) {
-      out = a.substr(6);
-    } else if (a.rfind("--minimal_child=", 0) == 0) {
-      child = a.substr(16);
-    } else if (a.rfind("--c_child=", 0) == 0) {
-      c_child = a.substr(10);
-    } else if (a.rfind("--lock=", 0) == 0) {
-      lock_mode = a.substr(7);
-      if (lock_mode != "wait" && lock_mode != "fail" && lock_mode != "none") return Usage();
+    } else if (auto v = value("--processes=")) {
+      if (!absl::SimpleAtoi(*v, &o.processes) || o.processes < 1) return Usage();
+    } else if (auto v = value("--rounds=")) {
+      if (!absl::SimpleAtoi(*v, &o.rounds) || o.rounds < 1) return Usage();
+    } else if (auto v = value("--spawnlab_worker=")) {
+      std::vector<std::string> kn = absl::StrSplit(*v, '/');
+      if (kn.size() != 2 || !absl::SimpleAtoi(kn[0], &o.worker) ||
+          !absl::SimpleAtoi(kn[1], &o.workers) || o.worker < 1 || o.worker > o.workers) {
+        return Usage();
+      }
+    } else if (auto v = value("--out=")) {
+      o.out = *v;
+    } else if (auto v = value("--minimal_child=")) {
+      o.child = *v;
+    } else if (auto v = value("--c_child=")) {
+      o.c_child = *v;
+    } else if (auto v = value("--lock=")) {
+      o.lock_mode = *v;
+      if (o.lock_mode != "wait" && o.lock_mode != "fail" && o.lock_mode != "none") return Usage();
     } else {
       return Usage();
     }
   }
-  if (child.empty()) {  // its data, wherever it runs from (bazel run, the suite, a test)
-    absl::StatusOr<std::string> path = spawnlab::Runfile("lib/children/minimal_child");
-    child = path.ok() ? *path : "lib/children/minimal_child";
+  return std::nullopt;
+}
+
+// Fills in the defaults (the children from the runfiles, the results beside
+// the bench's, the processes and rounds) and checks the paths; the exit code
+// where they will not do.
+std::optional<int> ResolveDefaults(Options& o) {
+  for (auto [path, runfile] : {std::pair(&o.child, "lib/children/minimal_child"),
+                               std::pair(&o.c_child, "lib/children/dynamic_c_child")}) {
+    if (!path->empty()) continue;  // its data, wherever it runs from (bazel run, the suite, a test)
+    absl::StatusOr<std::string> found = spawnlab::Runfile(runfile);
+    *path = found.ok() ? *found : runfile;
   }
-  if (c_child.empty()) {
-    absl::StatusOr<std::string> path = spawnlab::Runfile("lib/children/dynamic_c_child");
-    c_child = path.ok() ? *path : "lib/children/dynamic_c_child";
-  }
-  for (const auto& [path, flag] : {std::pair(child, "--minimal_child"), {c_child, "--c_child"}}) {
+  for (const auto& [path, flag] :
+       {std::pair(o.child, "--minimal_child"), std::pair(o.c_child, "--c_child")}) {
     if (access(path.c_str(), X_OK) != 0) {
       fprintf(stderr, "crosscheck: %s: %s (give %s=PATH)\n", path.c_str(), strerror(errno), flag);
       return 2;
@@ -435,293 +451,355 @@ int main(int argc, char** argv) {
   // Paths as typed, from where `bazel run` was started; the default beside
   // the bench's results (bench/bench.h), a quick run beside the full one.
   const char* cwd = getenv("BUILD_WORKING_DIRECTORY");
-  if (!out.empty() && out[0] != '/' && cwd != nullptr) out = std::string(cwd) + "/" + out;
-  if (out.empty()) {
+  if (!o.out.empty() && o.out[0] != '/' && cwd != nullptr) o.out = std::string(cwd) + "/" + o.out;
+  if (o.out.empty()) {
     const char* ws = getenv("BUILD_WORKSPACE_DIRECTORY");
-    out = std::string(ws ? ws : ".") + "/results/" + spawnlab::KernelRelease() + "/" +
-          spawnlab::HostId() + "/crosscheck" + (quick ? ".quick" : "") + ".json";
+    o.out = std::string(ws ? ws : ".") + "/results/" + spawnlab::KernelRelease() + "/" +
+            spawnlab::HostId() + "/crosscheck" + (o.quick ? ".quick" : "") + ".json";
   }
   std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(out).parent_path(), ec);
+  std::filesystem::create_directories(std::filesystem::path(o.out).parent_path(), ec);
   if (ec) {
-    fprintf(stderr, "crosscheck: cannot create the folder for %s: %s\n", out.c_str(),
+    fprintf(stderr, "crosscheck: cannot create the folder for %s: %s\n", o.out.c_str(),
             ec.message().c_str());
     return 2;
   }
-
-  if (absl::StatusOr<spawnlab::WriteTarget> t = spawnlab::CheckWriteTarget(out); !t.ok()) {
+  if (absl::StatusOr<spawnlab::WriteTarget> t = spawnlab::CheckWriteTarget(o.out); !t.ok()) {
     fprintf(stderr, "crosscheck: --out: %s\n", std::string(t.status().message()).c_str());
     return 2;
   }
-  std::optional<spawnlab::BenchLock> lock;
-  absl::StatusOr<std::string> lock_story =
-      spawnlab::TakeBenchLock("crosscheck", lock_mode, "", lock);
-  if (!lock_story.ok()) {
-    fprintf(stderr, "error: %s\n", std::string(lock_story.status().message()).c_str());
-    return absl::IsFailedPrecondition(lock_story.status()) ? 3 : 1;
-  }
+  // Several fresh processes (bench/bench_processes.h): the 1 GiB parent's
+  // fork time differs more between processes than within one (README.md, "The
+  // cross-check: rows and method").
+  if (o.processes == 0) o.processes = o.quick || o.worker > 0 ? 1 : 10;
+  if (o.rounds == 0) o.rounds = o.quick ? 2 : 3;
+  return std::nullopt;
+}
 
-  // A full run is made of several processes (bench/bench_processes.h): the
-  // 1 GiB parent's fork time differs from process to process by more than
-  // within one, and a round's key ratio varies by ~11% (IQR/median), so that
-  // 11 rounds in one process moved the key ratios 4% between two runs; 30
-  // rounds over 10 processes should bring that near 2%.
-  if (processes == 0) processes = quick || worker > 0 ? 1 : 10;
-  if (rounds_per_process == 0) rounds_per_process = quick ? 2 : 3;
-  if (processes > 1) {
-    std::vector<std::string> args(argv, argv + argc);
-    args = spawnlab::WithoutFlags(
-        args, {"--processes", "--rounds", "--out", "--lock", "--spawnlab_worker"});
-    fprintf(stderr, "crosscheck: %d processes, one after another, each %d rounds; results: %s\n",
-            processes, rounds_per_process, out.c_str());
-    absl::StatusOr<nlohmann::json> merged = spawnlab::RunProcesses(
-        args, processes, out,
-        [&](int k, const std::string& part) {
-          return std::vector<std::string>{
-              absl::StrCat("--spawnlab_worker=", k, "/", processes), "--processes=1",
-              absl::StrCat("--rounds=", rounds_per_process), "--lock=none", "--out=" + part};
-        },
-        kCanaryRow);
-    if (!merged.ok()) {
-      fprintf(stderr, "crosscheck: %s; nothing written, %s is as it was\n",
-              std::string(merged.status().message()).c_str(), out.c_str());
-      return 1;
+// spawnbench's minimum is over every spawn, not over the rounds' averages:
+// in merged rows, the fastest of each round's fastest spawn (fastest_us).
+void UseFastestSpawnAsMin(nlohmann::json& doc) {
+  for (nlohmann::json& row : doc["benchmarks"]) {
+    if (row.value("run_type", "") == "aggregate" && row.value("aggregate_name", "") == "min" &&
+        row.contains("fastest_us") && row["fastest_us"].is_number()) {
+      row["real_time"] = row["fastest_us"];
     }
-    nlohmann::json& doc = *merged;
-    // spawnbench's minimum is over every spawn, not over the rounds'
-    // averages: the fastest of each round's fastest spawn (fastest_us).
-    for (nlohmann::json& row : doc["benchmarks"]) {
-      if (row.value("run_type", "") == "aggregate" && row.value("aggregate_name", "") == "min" &&
-          row.contains("fastest_us") && row["fastest_us"].is_number()) {
-        row["real_time"] = row["fastest_us"];
-      }
-    }
-    // The merged rows, as a run of one process prints them.
-    std::map<std::string, std::string> shown;
-    std::vector<std::string> names;
-    for (const nlohmann::json& row : doc["benchmarks"]) {
-      if (row.value("run_type", "") != "aggregate") continue;
-      const std::string agg = row.value("aggregate_name", "");
-      if (agg != "min" && agg != "median" && agg != "mean") continue;
-      const std::string name = row.value("run_name", "");
-      if (!shown.count(name)) names.push_back(name);
-      shown[name] += absl::StrFormat(" %s %9.1f us", agg, row.value("real_time", 0.0));
-    }
-    for (const std::string& name : names) {
-      fprintf(stderr, "%-58s%s\n", name.c_str(), shown[name].c_str());
-    }
-    nlohmann::json& context = doc["context"];
-    context["run.lock"] = *lock_story;
-    context[spawnlab::keys::kRounds] = std::to_string(processes * rounds_per_process);
-    context[spawnlab::keys::kRoundsPerProcess] = std::to_string(rounds_per_process);
-    if (absl::Status s = spawnlab::WriteResultsFile(out, doc); !s.ok()) {
-      fprintf(stderr, "crosscheck: %s; %s is as it was\n", std::string(s.message()).c_str(),
-              out.c_str());
-      return 1;
-    }
-    fprintf(stderr, "run: %s s in %d processes, noisy: %s\nresults: %s\n",
-            context["run.seconds"].get<std::string>().c_str(), processes,
-            context["run.noisy"].get<std::string>().c_str(), out.c_str());
-    return context.value("run.a_process_failed", "") == "yes" ? 1 : 0;
   }
-  if (worker > 0) {
+}
+
+// The merged rows, as a run of one process prints them.
+void PrintMergedRows(const nlohmann::json& doc) {
+  std::map<std::string, std::string> shown;
+  std::vector<std::string> names;
+  for (const nlohmann::json& row : doc["benchmarks"]) {
+    if (row.value("run_type", "") != "aggregate") continue;
+    const std::string agg = row.value("aggregate_name", "");
+    if (agg != "min" && agg != "median" && agg != "mean") continue;
+    const std::string name = row.value("run_name", "");
+    if (!shown.count(name)) names.push_back(name);
+    shown[name] += absl::StrFormat(" %s %9.1f us", agg, row.value("real_time", 0.0));
+  }
+  for (const std::string& name : names) {
+    fprintf(stderr, "%-58s%s\n", name.c_str(), shown[name].c_str());
+  }
+}
+
+// The parent of a run of several processes: runs them one after another,
+// merges, prints and writes their rows. Returns the exit code.
+int RunAsProcesses(const Options& o, int argc, char** argv, const std::string& lock_story) {
+  std::vector<std::string> args = spawnlab::WithoutFlags(
+      std::vector<std::string>(argv, argv + argc),
+      {"--processes", "--rounds", "--out", "--lock", "--spawnlab_worker"});
+  fprintf(stderr, "crosscheck: %d processes, one after another, each %d rounds; results: %s\n",
+          o.processes, o.rounds, o.out.c_str());
+  absl::StatusOr<nlohmann::json> merged = spawnlab::RunProcesses(
+      args, o.processes, o.out,
+      [&](int k, const std::string& part) {
+        return std::vector<std::string>{
+            absl::StrCat("--spawnlab_worker=", k, "/", o.processes), "--processes=1",
+            absl::StrCat("--rounds=", o.rounds), "--lock=none", "--out=" + part};
+      },
+      kCanaryRow);
+  if (!merged.ok()) {
+    fprintf(stderr, "crosscheck: %s; nothing written, %s is as it was\n",
+            std::string(merged.status().message()).c_str(), o.out.c_str());
+    return 1;
+  }
+  nlohmann::json& doc = *merged;
+  UseFastestSpawnAsMin(doc);
+  PrintMergedRows(doc);
+  nlohmann::json& context = doc["context"];
+  context["run.lock"] = lock_story;
+  context[spawnlab::keys::kRounds] = std::to_string(o.processes * o.rounds);
+  context[spawnlab::keys::kRoundsPerProcess] = std::to_string(o.rounds);
+  if (absl::Status s = spawnlab::WriteResultsFile(o.out, doc); !s.ok()) {
+    fprintf(stderr, "crosscheck: %s; %s is as it was\n", std::string(s.message()).c_str(),
+            o.out.c_str());
+    return 1;
+  }
+  fprintf(stderr, "run: %s s in %d processes, noisy: %s\nresults: %s\n",
+          context["run.seconds"].get<std::string>().c_str(), o.processes,
+          context["run.noisy"].get<std::string>().c_str(), o.out.c_str());
+  return context.value("run.a_process_failed", "") == "yes" ? 1 : 0;
+}
+
+// Pins this process to the last CPU it may run on, as the bench pins its
+// spawner (lib/pin.h, not shared: written apart); that CPU, or -1.
+int PinToLastCpu() {
+  cpu_set_t allowed, one;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return -1;
+  for (int c = CPU_SETSIZE - 1; c >= 0; --c) {
+    if (!CPU_ISSET(c, &allowed)) continue;
+    CPU_ZERO(&one);
+    CPU_SET(c, &one);
+    return sched_setaffinity(0, sizeof(one), &one) == 0 ? c : -1;
+  }
+  return -1;
+}
+
+// One process's measurements.
+struct Measurements {
+  // By row name: lat_proc's repetitions; spawnbench's every spawn, each
+  // round's average and each round's fastest spawn (the bench's fastest_us);
+  // each repetition's page faults per child.
+  std::map<std::string, std::vector<double>> lat, sb_all, sb_rounds, sb_fastest, faults;
+  // By parent, each turn's: where the ballast lay (ballast_adjacent) and the
+  // parent's size.
+  std::map<std::string, std::vector<double>> adjacent;
+  std::map<std::string, std::vector<Shape>> shapes;
+};
+
+// How a process measures: spawns per repetition and the clock pipe spawnbench's
+// children write their first reading to.
+struct Loop {
+  int lat_n, sb_n;
+  int clock_fd;           // the pipe's read end
+  std::string clock_arg;  // its inherited write end, as the child's argument
+};
+
+// One parent's turn in a round: the ballast made (for a ballast parent), each
+// op once as a warm-up, then the ops in a shuffled order, each timed both
+// ways; the ballast unmapped after, so that the parent between turns is the
+// minimal one.
+void ParentTurn(const Parent& parent, const Loop& loop, std::mt19937& shuffle, Measurements& m) {
+  void* ballast = nullptr;
+  if (parent.ballast > 0) {
+    ballast = PlacedBallast(parent.ballast);
+    m.adjacent[parent.name].push_back(AdjacentFrames(ballast, parent.ballast));
+  }
+  m.shapes[parent.name].push_back(OwnShape());
+  std::vector<const Op*> order;
+  for (const Op& op : kOps) {
+    if (parent.runs(op)) order.push_back(&op);
+  }
+  child_argv[1] = const_cast<char*>("-");
+  for (const Op* op : order) Reap(op->spawn());
+  std::shuffle(order.begin(), order.end(), shuffle);
+  for (const Op* op : order) {
+    child_argv[1] = const_cast<char*>("-");
+    const std::string lat_row = RowName("lat_proc", *op, parent);
+    double lat_faults = 0;
+    m.lat[lat_row].push_back(LatProcRepetition(*op, loop.lat_n, &lat_faults));
+    m.faults[lat_row].push_back(lat_faults);
+    if (!SpawnBenchRuns(*op, parent)) continue;
+    child_argv[1] = const_cast<char*>(loop.clock_arg.c_str());
+    std::vector<double> us;
+    double sb_faults = 0;
+    SpawnBenchSpawns(*op, loop.sb_n, loop.clock_fd, &us, &sb_faults);
+    const std::string row = RowName("spawnbench", *op, parent);
+    m.sb_rounds[row].push_back(spawnlab::Mean(us));
+    m.sb_fastest[row].push_back(spawnlab::Min(us));
+    m.faults[row].push_back(sb_faults);
+    m.sb_all[row].insert(m.sb_all[row].end(), us.begin(), us.end());
+  }
+  if (ballast != nullptr) munmap(ballast, parent.ballast);
+}
+
+// Rounds outermost: in each, the parents in a shuffled order, so that drift
+// falls on the ballast rows and on the minimal rows alike (their ratio is one
+// the report checks; README.md, "The cross-check: rows and method").
+Measurements MeasureRounds(const Options& o, const Loop& loop) {
+  Measurements m;
+  std::mt19937 shuffle(12345 + 1000 * o.worker);  // each process its own orders
+  std::vector<const Parent*> parents;
+  for (const Parent& p : kParents) parents.push_back(&p);
+  for (int r = 0; r < o.rounds; ++r) {
+    std::shuffle(parents.begin(), parents.end(), shuffle);
+    for (const Parent* parent : parents) ParentTurn(*parent, loop, shuffle, m);
+    if (o.worker > 0) {
+      fprintf(stderr, "process %d/%d: round %d of %d done\n", o.worker, o.workers, r + 1, o.rounds);
+    } else {
+      fprintf(stderr, "round %d of %d done\n", r + 1, o.rounds);
+    }
+  }
+  return m;
+}
+
+// One row in Google Benchmark's layout: a row per repetition, then the
+// aggregates. A repetition carries its page faults per child, spawnbench's
+// fastest spawn, where its round's ballast lay (ballast_adjacent, as the
+// bench's counter) where known, and the parent's size at its turn.
+struct RowData {
+  std::string name, parent;
+  std::vector<double> reps;
+  std::map<std::string, double> aggregates;
+  int iterations;
+  std::vector<double> faults, fastest;
+};
+
+void AddRow(const RowData& d, const Measurements& m, bool print, nlohmann::json& rows) {
+  const std::vector<double>& turns = m.adjacent.count(d.parent) ? m.adjacent.at(d.parent)
+                                                                 : std::vector<double>{};
+  const std::vector<Shape>& sizes =
+      m.shapes.count(d.parent) ? m.shapes.at(d.parent) : std::vector<Shape>{};
+  for (size_t k = 0; k < d.reps.size(); ++k) {
+    nlohmann::json row = {{"name", d.name},         {"run_name", d.name},
+                          {"run_type", "iteration"}, {"repetitions", d.reps.size()},
+                          {"repetition_index", k},   {"iterations", d.iterations},
+                          {"real_time", d.reps[k]},  {"cpu_time", 0.0},
+                          {"time_unit", "us"}};
+    if (k < turns.size() && turns[k] >= 0) row["ballast_adjacent"] = turns[k];
+    if (k < d.fastest.size()) row["fastest_us"] = d.fastest[k];
+    if (k < d.faults.size()) row["child_faults"] = d.faults[k];
+    if (k < sizes.size()) {
+      row["parent_rss_kib"] = sizes[k].rss_kib;
+      row["parent_pte_kib"] = sizes[k].pte_kib;
+      row["parent_threads"] = sizes[k].threads;
+      row["parent_mappings"] = sizes[k].mappings;
+    }
+    rows.push_back(std::move(row));
+  }
+  for (const auto& [agg, value] : d.aggregates) {
+    rows.push_back({{"name", d.name + "_" + agg},
+                    {"run_name", d.name},
+                    {"run_type", "aggregate"},
+                    {"aggregate_name", agg},
+                    {"aggregate_unit", "time"},
+                    {"repetitions", d.reps.size()},
+                    {"iterations", d.reps.size()},
+                    {"real_time", value},
+                    {"cpu_time", 0.0},
+                    {"time_unit", "us"}});
+  }
+  if (!print) return;  // a process of several: the parent prints the merged rows
+  fprintf(stderr, "%-58s", d.name.c_str());
+  for (const auto& [agg, value] : d.aggregates) fprintf(stderr, " %s %9.1f us", agg.c_str(), value);
+  fprintf(stderr, "\n");
+}
+
+// Every row of one process's measurements: lat_proc's min and median over
+// its repetitions; spawnbench's mean and min over every spawn and median over
+// the rounds' averages.
+nlohmann::json Rows(const Measurements& m, const Loop& loop, bool print) {
+  nlohmann::json rows = nlohmann::json::array();
+  auto at = [](const std::map<std::string, std::vector<double>>& by, const std::string& row) {
+    auto it = by.find(row);
+    return it == by.end() ? std::vector<double>{} : it->second;
+  };
+  for (const Parent& parent : kParents) {
+    for (const Op& op : kOps) {
+      if (!parent.runs(op)) continue;
+      const std::string lat_row = RowName("lat_proc", op, parent);
+      const std::vector<double> l = at(m.lat, lat_row);
+      AddRow({lat_row, parent.name, l,
+              {{"min", spawnlab::Min(l)}, {"median", spawnlab::Median(l)}}, loop.lat_n,
+              at(m.faults, lat_row), {}},
+             m, print, rows);
+      if (!SpawnBenchRuns(op, parent)) continue;
+      const std::string row = RowName("spawnbench", op, parent);
+      const std::vector<double> all = at(m.sb_all, row);
+      AddRow({row, parent.name, at(m.sb_rounds, row),
+              {{"mean", spawnlab::Mean(all)},
+               {"min", spawnlab::Min(all)},
+               {"median", spawnlab::Median(at(m.sb_rounds, row))}},
+              loop.sb_n, at(m.faults, row), at(m.sb_fastest, row)},
+             m, print, rows);
+    }
+  }
+  return rows;
+}
+
+// The same environment record as every bench's (collected after measuring),
+// and how this run was made.
+nlohmann::json Context(const Options& o, const spawnlab::MachineSample& before,
+                       const spawnlab::MachineSample& after, const std::string& lock_story,
+                       int pinned, int64_t mappings) {
+  namespace keys = spawnlab::keys;
+  nlohmann::json context = nlohmann::json::object();
+  for (const auto& [key, value] : spawnlab::CollectEnvironment()) context[key] = value;
+  for (const auto& [key, value] : spawnlab::DescribeRun(before, after)) context[key] = value;
+  context["run.lock"] = lock_story;
+  context[keys::kExperiment] = "crosscheck";
+  context[keys::kQuick] = o.quick ? "true" : "false";
+  context[keys::kRunKind] = o.quick ? "quick" : "full";
+  context[keys::kPinnedCpu] = pinned < 0 ? "none" : std::to_string(pinned);
+  context[keys::kParentMappings] = std::to_string(mappings);
+  context[keys::kWay] =
+      "independent of lib/spawn and Google Benchmark: lat_proc and spawnbench loops in a "
+      "static single-threaded parent";
+  context[keys::kRounds] = std::to_string(o.rounds);
+  if (o.worker > 0) context[keys::kProcess] = absl::StrCat(o.worker, "/", o.workers);
+  context[keys::kChildEnvironment] = "empty";
+  // As every bench records them (bench/bench.h): the key ratios' baselines, for
+  // //analysis:compare --self_check (each op over vfork-exec, each parent over
+  // the minimal one, paired within rounds).
+  context[keys::kRatioBaseline] = "op:vfork-exec,parent:minimal";
+  return context;
+}
+
+// A run in this process: pinned, measured, written. Returns the exit code.
+int RunHere(Options& o, const std::string& lock_story) {
+  if (o.worker > 0) {
     // Nothing outlives the run: a parent that dies takes this process along.
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() == 1) return 1;
   }
-
-  // Pinned to the last allowed CPU, as the bench is (lib/pin.h).
-  int pinned = -1;
-  cpu_set_t allowed, one;
-  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
-    for (int c = CPU_SETSIZE - 1; c >= 0; --c) {
-      if (CPU_ISSET(c, &allowed)) {
-        CPU_ZERO(&one);
-        CPU_SET(c, &one);
-        if (sched_setaffinity(0, sizeof(one), &one) == 0) pinned = c;
-        break;
-      }
-    }
-  }
-
+  const int pinned = PinToLastCpu();
   int fds[2];
   if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) Die("pipe2");
-  const int inherited = fcntl(fds[1], F_DUPFD, 3);
-  const std::string fd_arg = std::to_string(inherited);
-  child_argv[0] = child.data();
+  const Loop loop = {o.quick ? 3 : 40, o.quick ? 3 : 40, fds[0],
+                     std::to_string(fcntl(fds[1], F_DUPFD, 3))};
+  child_argv[0] = o.child.data();
   child_argv[2] = nullptr;
-  c_child_argv[0] = c_child.data();
+  c_child_argv[0] = o.c_child.data();
   c_child_argv[1] = const_cast<char*>("-");
   c_child_argv[2] = nullptr;
-  const int rounds = rounds_per_process;
-  const int lat_n = quick ? 3 : 40;        // per lat_proc repetition
-  const int sb_n = quick ? 3 : 40;         // spawnbench spawns per round: 440 in all
   const int64_t mappings = OwnMappings();  // before the ballast
 
   const spawnlab::MachineSample before = spawnlab::SampleMachine();
-  std::mt19937 shuffle(12345 + 1000 * worker);  // each process its own orders
-  nlohmann::json rows = nlohmann::json::array();
-  // Google Benchmark's layout: one row per repetition, then the aggregates.
-  std::map<std::string, std::vector<double>> adjacent;  // by parent: each turn's ballast
-  std::map<std::string, std::vector<Shape>> shapes;     // by parent: each turn's size
-  // A repetition of a ballast parent's row carries where that round's
-  // ballast lay (ballast_adjacent, as the bench's counter), where known; every
-  // repetition carries the parent's size at its turn (the bench's counters).
-  auto add = [&](const std::string& name, const std::string& parent,
-                 const std::vector<double>& reps, const std::map<std::string, double>& aggregates,
-                 int iterations, const std::vector<double>& faults,
-                 const std::vector<double>& fastest = {}) {
-    const std::vector<double>& turns = adjacent[parent];
-    const std::vector<Shape>& sizes = shapes[parent];
-    for (size_t k = 0; k < reps.size(); ++k) {
-      rows.push_back({{"name", name},
-                      {"run_name", name},
-                      {"run_type", "iteration"},
-                      {"repetitions", reps.size()},
-                      {"repetition_index", k},
-                      {"iterations", iterations},
-                      {"real_time", reps[k]},
-                      {"cpu_time", 0.0},
-                      {"time_unit", "us"}});
-      if (k < turns.size() && turns[k] >= 0) rows.back()["ballast_adjacent"] = turns[k];
-      if (k < fastest.size()) rows.back()["fastest_us"] = fastest[k];
-      if (k < faults.size()) rows.back()["child_faults"] = faults[k];
-      if (k < sizes.size()) {
-        rows.back()["parent_rss_kib"] = sizes[k].rss_kib;
-        rows.back()["parent_pte_kib"] = sizes[k].pte_kib;
-        rows.back()["parent_threads"] = sizes[k].threads;
-        rows.back()["parent_mappings"] = sizes[k].mappings;
-      }
-    }
-    for (const auto& [agg, value] : aggregates) {
-      rows.push_back({{"name", name + "_" + agg},
-                      {"run_name", name},
-                      {"run_type", "aggregate"},
-                      {"aggregate_name", agg},
-                      {"aggregate_unit", "time"},
-                      {"repetitions", reps.size()},
-                      {"iterations", reps.size()},
-                      {"real_time", value},
-                      {"cpu_time", 0.0},
-                      {"time_unit", "us"}});
-    }
-    if (worker > 0) return;  // the parent prints the merged rows
-    fprintf(stderr, "%-58s", name.c_str());
-    for (const auto& [agg, value] : aggregates) fprintf(stderr, " %s %9.1f us", agg.c_str(), value);
-    fprintf(stderr, "\n");
-  };
-
-  // Rounds outermost: in each, both parents in a shuffled order, and each
-  // parent's ops shuffled, so that drift falls on the 1 GiB rows and on the
-  // minimal rows alike (their ratio is one the report checks). Measuring one
-  // parent's rounds and then the other's put minutes between the two sides of
-  // that ratio, and the committed run's 1 GiB ratio came out 40-48x where the
-  // bench, which interleaves its parents, said 31-34x. The ballast is made for
-  // each round's 1g-touched turn and unmapped after it, so the parent between
-  // turns is the minimal one.
-  // By row name: lat_proc's repetitions; spawnbench's every spawn, each
-  // round's average and each round's fastest spawn (the bench's fastest_us).
-  std::map<std::string, std::vector<double>> lat, sb_all, sb_rounds, sb_fastest;
-  std::map<std::string, std::vector<double>> faults;  // by row: each repetition's, per child
-  std::vector<const Parent*> parents;
-  for (const Parent& p : kParents) parents.push_back(&p);
-  for (int r = 0; r < rounds; ++r) {
-    std::shuffle(parents.begin(), parents.end(), shuffle);
-    for (const Parent* parent : parents) {
-      void* ballast = nullptr;
-      if (parent->ballast > 0) {
-        ballast = PlacedBallast(parent->ballast);
-        adjacent[parent->name].push_back(AdjacentFrames(ballast, parent->ballast));
-      }
-      shapes[parent->name].push_back(OwnShape());
-      std::vector<const Op*> order;
-      for (const Op& op : kOps) {
-        if (parent->runs(op)) order.push_back(&op);
-      }
-      // Warm-up: each op once in this parent.
-      child_argv[1] = const_cast<char*>("-");
-      for (const Op* op : order) Reap(op->spawn());
-      std::shuffle(order.begin(), order.end(), shuffle);
-      for (const Op* op : order) {
-        child_argv[1] = const_cast<char*>("-");
-        const std::string lat_row = RowName("lat_proc", *op, *parent);
-        double lat_faults = 0;
-        lat[lat_row].push_back(LatProcRepetition(*op, lat_n, &lat_faults));
-        faults[lat_row].push_back(lat_faults);
-        if (SpawnBenchRuns(*op, *parent)) {
-          child_argv[1] = const_cast<char*>(fd_arg.c_str());
-          std::vector<double> us;
-          double sb_faults = 0;
-          SpawnBenchSpawns(*op, sb_n, fds[0], &us, &sb_faults);
-          double sum = 0;
-          for (double u : us) sum += u;
-          const std::string row = RowName("spawnbench", *op, *parent);
-          sb_rounds[row].push_back(sum / us.size());
-          sb_fastest[row].push_back(*std::min_element(us.begin(), us.end()));
-          faults[row].push_back(sb_faults);
-          sb_all[row].insert(sb_all[row].end(), us.begin(), us.end());
-        }
-      }
-      if (ballast != nullptr) munmap(ballast, parent->ballast);
-    }
-    if (worker > 0) {
-      fprintf(stderr, "process %d/%d: round %d of %d done\n", worker, workers, r + 1, rounds);
-    } else {
-      fprintf(stderr, "round %d of %d done\n", r + 1, rounds);
-    }
-  }
-  for (const Parent& parent : kParents) {
-    for (const Op& op : kOps) {
-      if (!parent.runs(op)) continue;
-      const std::vector<double>& l = lat[RowName("lat_proc", op, parent)];
-      add(RowName("lat_proc", op, parent), parent.name, l,
-          {{"min", spawnlab::Min(l)}, {"median", spawnlab::Median(l)}}, lat_n,
-          faults[RowName("lat_proc", op, parent)]);
-      if (!SpawnBenchRuns(op, parent)) continue;
-      const std::string row = RowName("spawnbench", op, parent);
-      const std::vector<double>& all = sb_all[row];
-      double sum = 0;
-      for (double u : all) sum += u;
-      add(row, parent.name, sb_rounds[row],
-          {{"mean", sum / all.size()},
-           {"min", *std::min_element(all.begin(), all.end())},
-           {"median", spawnlab::Median(sb_rounds[row])}},
-          sb_n, faults[row], sb_fastest[row]);
-    }
-  }
+  const Measurements m = MeasureRounds(o, loop);
   const spawnlab::MachineSample after = spawnlab::SampleMachine();
 
-  // The same environment record as every bench (collected after measuring).
-  nlohmann::json context = nlohmann::json::object();
-  for (const auto& [key, value] : spawnlab::CollectEnvironment()) context[key] = value;
-  for (const auto& [key, value] : spawnlab::DescribeRun(before, after)) context[key] = value;
-  context["run.lock"] = *lock_story;
-  context[spawnlab::keys::kExperiment] = "crosscheck";
-  context[spawnlab::keys::kQuick] = quick ? "true" : "false";
-  context[spawnlab::keys::kRunKind] = quick ? "quick" : "full";
-  context[spawnlab::keys::kPinnedCpu] = pinned < 0 ? "none" : std::to_string(pinned);
-  context[spawnlab::keys::kParentMappings] = std::to_string(mappings);
-  context[spawnlab::keys::kWay] =
-      "independent of lib/spawn and Google Benchmark: lat_proc and spawnbench loops in a "
-      "static single-threaded parent";
-  context[spawnlab::keys::kRounds] = std::to_string(rounds);
-  if (worker > 0) context[spawnlab::keys::kProcess] = absl::StrCat(worker, "/", workers);
-  context[spawnlab::keys::kChildEnvironment] = "empty";
-  // As every bench records them (bench/bench.h): the key ratios' baselines, for
-  // //analysis:compare --self_check (each op over vfork-exec, each parent over
-  // the minimal one, paired within rounds), and the drift canary, one row's
-  // time round by round, which marks a run noisy as it does a bench's.
-  context[spawnlab::keys::kRatioBaseline] = "op:vfork-exec,parent:minimal";
-  nlohmann::json doc = {{"context", context}, {"benchmarks", rows}};
+  nlohmann::json doc = {{"context", Context(o, before, after, lock_story, pinned, mappings)},
+                        {"benchmarks", Rows(m, loop, o.worker == 0)}};
+  // The drift canary, one row's time round by round, marks a run noisy as it
+  // does a bench's.
   spawnlab::RecordNoise(doc, kCanaryRow);
-  if (absl::Status s = spawnlab::WriteResultsFile(out, doc); !s.ok()) {
+  if (absl::Status s = spawnlab::WriteResultsFile(o.out, doc); !s.ok()) {
     fprintf(stderr, "crosscheck: %s; %s is as it was\n", std::string(s.message()).c_str(),
-            out.c_str());
+            o.out.c_str());
     return 1;
   }
-  if (worker > 0) return 0;
+  if (o.worker > 0) return 0;
   fprintf(stderr, "run: %s s, noisy: %s\nresults: %s\n",
-          context["run.seconds"].get<std::string>().c_str(),
-          doc["context"]["run.noisy"].get<std::string>().c_str(), out.c_str());
+          doc["context"]["run.seconds"].get<std::string>().c_str(),
+          doc["context"]["run.noisy"].get<std::string>().c_str(), o.out.c_str());
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (std::optional<int> code = ParseFlags(argc, argv, o)) return *code;
+  if (std::optional<int> code = ResolveDefaults(o)) return *code;
+  std::optional<spawnlab::BenchLock> lock;
+  absl::StatusOr<std::string> lock_story =
+      spawnlab::TakeBenchLock("crosscheck", o.lock_mode, "", lock);
+  if (!lock_story.ok()) {
+    fprintf(stderr, "error: %s\n", std::string(lock_story.status().message()).c_str());
+    return absl::IsFailedPrecondition(lock_story.status()) ? 3 : 1;
+  }
+  if (o.processes > 1) return RunAsProcesses(o, argc, argv, *lock_story);
+  return RunHere(o, *lock_story);
 }
