@@ -129,49 +129,86 @@ absl::StatusOr<LoadResult> RunLoad(const LoadOptions& o) {
 
 namespace {
 
-absl::StatusOr<LoadResult> RunLoadThread(const LoadOptions& o) {
-  UniqueFd ep(epoll_create1(EPOLL_CLOEXEC));
-  if (!ep.valid()) return absl::ErrnoToStatus(errno, "epoll_create1");
-  struct sockaddr_in addr = {};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(o.port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const std::string request = http::Request(o.keep_alive);
+// One load thread: its connections, each with at most one request in flight,
+// driven through one epoll set until the duration or the request count runs
+// out.
+class LoadThread {
+ public:
+  explicit LoadThread(const LoadOptions& o)
+      : o_(o),
+        ep_(epoll_create1(EPOLL_CLOEXEC)),
+        request_(http::Request(o.keep_alive)),
+        slots_(static_cast<size_t>(o.connections)),
+        t_begin_(MonotonicNanos()),
+        stop_ns_(t_begin_ + absl::ToInt64Nanoseconds(o.duration)),
+        timeout_ns_(absl::ToInt64Nanoseconds(o.request_timeout)),
+        last_response_ns_(t_begin_) {
+    addr_.sin_family = AF_INET;
+    addr_.sin_port = htons(static_cast<uint16_t>(o.port));
+    addr_.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  }
 
-  LoadResult result;
-  std::vector<Slot> slots(static_cast<size_t>(o.connections));
-  int64_t started = 0;
-  const int64_t t_begin = MonotonicNanos();
-  const int64_t stop_ns = t_begin + absl::ToInt64Nanoseconds(o.duration);
-  const int64_t timeout_ns = absl::ToInt64Nanoseconds(o.request_timeout);
-  int64_t last_response_ns = t_begin;
+  absl::StatusOr<LoadResult> Run() {
+    if (!ep_.valid()) return absl::ErrnoToStatus(errno, "epoll_create1");
+    for (Slot& s : slots_) {
+      if (MayStart()) BeginRequest(s);
+    }
+    struct epoll_event events[256];
+    while (true) {
+      const bool any_in_flight = ExpireTimedOut();
+      if (!any_in_flight && !MayStart()) break;
+      if (!any_in_flight) {
+        for (Slot& s : slots_) {
+          if (!s.in_flight && MayStart()) BeginRequest(s);
+        }
+        continue;
+      }
+      int n = epoll_wait(ep_.get(), events, 256, 50);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return absl::ErrnoToStatus(errno, "epoll_wait");
+      for (int i = 0; i < n; ++i) {
+        Slot& s = *static_cast<Slot*>(events[i].data.ptr);
+        if (s.fd >= 0) Event(s, events[i].events);
+      }
+    }
+    for (Slot& s : slots_) CloseSlot(s);
+    result_.seconds = static_cast<double>(last_response_ns_ - t_begin_) * 1e-9;
+    return result_;
+  }
 
-  auto error = [&](const std::string& what) {
-    ++result.errors;
-    if (result.first_error.empty()) result.first_error = what;
-  };
-  auto close_slot = [&](Slot& s) {
+ private:
+  void Error(const std::string& what) {
+    ++result_.errors;
+    if (result_.first_error.empty()) result_.first_error = what;
+  }
+
+  void CloseSlot(Slot& s) {
     if (s.fd >= 0) {
-      epoll_ctl(ep.get(), EPOLL_CTL_DEL, s.fd, nullptr);
+      epoll_ctl(ep_.get(), EPOLL_CTL_DEL, s.fd, nullptr);
       close(s.fd);
     }
     s = Slot();
-  };
-  auto may_start = [&] { return started < o.max_requests && MonotonicNanos() < stop_ns; };
+  }
+
+  bool MayStart() const { return started_ < o_.max_requests && MonotonicNanos() < stop_ns_; }
+
   // Sends what remains of the request; false on failure.
-  auto send_request = [&](Slot& s) -> bool {
-    while (s.sent < request.size()) {
-      ssize_t w = send(s.fd, request.data() + s.sent, request.size() - s.sent, MSG_NOSIGNAL);
+  bool SendRequest(Slot& s) {
+    while (s.sent < request_.size()) {
+      ssize_t w = send(s.fd, request_.data() + s.sent, request_.size() - s.sent, MSG_NOSIGNAL);
       if (w < 0 && errno == EAGAIN) return true;
       if (w <= 0) return false;
       s.sent += static_cast<size_t>(w);
     }
     struct epoll_event ev = {EPOLLIN, {.ptr = &s}};
-    epoll_ctl(ep.get(), EPOLL_CTL_MOD, s.fd, &ev);
+    epoll_ctl(ep_.get(), EPOLL_CTL_MOD, s.fd, &ev);
     return true;
-  };
-  auto begin_request = [&](Slot& s) {
-    ++started;
+  }
+
+  // A new request on the slot's connection, or on a new one (whose connect
+  // the latency includes).
+  void BeginRequest(Slot& s) {
+    ++started_;
     s.in_flight = true;
     s.sent = 0;
     s.in.clear();
@@ -180,113 +217,110 @@ absl::StatusOr<LoadResult> RunLoadThread(const LoadOptions& o) {
       int one = 1;
       setsockopt(s.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
       s.started_ns = MonotonicNanos();
-      ++result.connections;
-      int r = connect(s.fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+      ++result_.connections;
+      int r = connect(s.fd, reinterpret_cast<sockaddr*>(&addr_), sizeof(addr_));
       s.connecting = r != 0;
       if (r != 0 && errno != EINPROGRESS) {
-        error(absl::StrCat("connect: ", strerror(errno)));
-        close_slot(s);
+        Error(absl::StrCat("connect: ", strerror(errno)));
+        CloseSlot(s);
         return;
       }
       struct epoll_event ev = {EPOLLOUT | EPOLLIN, {.ptr = &s}};
-      epoll_ctl(ep.get(), EPOLL_CTL_ADD, s.fd, &ev);
+      epoll_ctl(ep_.get(), EPOLL_CTL_ADD, s.fd, &ev);
       if (s.connecting) return;
     } else {
       s.started_ns = MonotonicNanos();
       struct epoll_event ev = {EPOLLOUT | EPOLLIN, {.ptr = &s}};
-      epoll_ctl(ep.get(), EPOLL_CTL_MOD, s.fd, &ev);
+      epoll_ctl(ep_.get(), EPOLL_CTL_MOD, s.fd, &ev);
     }
-    if (!send_request(s)) {
-      error(absl::StrCat("send: ", strerror(errno)));
-      close_slot(s);
+    if (!SendRequest(s)) {
+      Error(absl::StrCat("send: ", strerror(errno)));
+      CloseSlot(s);
     }
-  };
-
-  for (Slot& s : slots) {
-    if (may_start()) begin_request(s);
   }
-  struct epoll_event events[256];
-  while (true) {
+
+  // Counts and closes the requests past their timeout; whether any other is
+  // in flight.
+  bool ExpireTimedOut() {
     const int64_t now = MonotonicNanos();
     bool any_in_flight = false;
-    for (Slot& s : slots) {
+    for (Slot& s : slots_) {
       if (!s.in_flight) continue;
-      if (now - s.started_ns > timeout_ns) {
-        ++result.timeouts;
-        close_slot(s);
+      if (now - s.started_ns > timeout_ns_) {
+        ++result_.timeouts;
+        CloseSlot(s);
         continue;
       }
       any_in_flight = true;
     }
-    if (!any_in_flight && !may_start()) break;
-    if (!any_in_flight) {
-      for (Slot& s : slots) {
-        if (!s.in_flight && may_start()) begin_request(s);
+    return any_in_flight;
+  }
+
+  void Event(Slot& s, uint32_t events) {
+    if (s.connecting && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
+      int err = 0;
+      socklen_t len = sizeof(err);
+      getsockopt(s.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+      if (err != 0) {
+        Error(absl::StrCat("connect: ", strerror(err)));
+        return CloseSlot(s);
       }
-      continue;
+      s.connecting = false;
     }
-    int n = epoll_wait(ep.get(), events, 256, 50);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return absl::ErrnoToStatus(errno, "epoll_wait");
-    for (int i = 0; i < n; ++i) {
-      Slot& s = *static_cast<Slot*>(events[i].data.ptr);
-      if (s.fd < 0) continue;
-      if (s.connecting && (events[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
-        int err = 0;
-        socklen_t len = sizeof(err);
-        getsockopt(s.fd, SOL_SOCKET, SO_ERROR, &err, &len);
-        if (err != 0) {
-          error(absl::StrCat("connect: ", strerror(err)));
-          close_slot(s);
-          continue;
-        }
-        s.connecting = false;
-      }
-      if ((events[i].events & EPOLLOUT) && s.sent < request.size()) {
-        if (!send_request(s)) {
-          error(absl::StrCat("send: ", strerror(errno)));
-          close_slot(s);
-          continue;
-        }
-      }
-      if (!(events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) continue;
-      bool eof = false;
-      char buf[16384];
-      while (true) {
-        ssize_t r = recv(s.fd, buf, sizeof(buf), 0);
-        if (r > 0) {
-          s.in.append(buf, static_cast<size_t>(r));
-          continue;
-        }
-        if (r < 0 && errno == EAGAIN) break;
-        eof = true;
-        break;
-      }
-      std::optional<http::Response> resp = http::ParseResponse(s.in);
-      if (!resp.has_value()) {
-        if (eof) {
-          error(s.in.empty() ? "the server closed the connection before answering"
-                             : "the server closed the connection mid-response");
-          close_slot(s);
-        }
+    if ((events & EPOLLOUT) && s.sent < request_.size() && !SendRequest(s)) {
+      Error(absl::StrCat("send: ", strerror(errno)));
+      return CloseSlot(s);
+    }
+    if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) Receive(s);
+  }
+
+  // Reads what came; on a whole response, counts it and starts the next
+  // request.
+  void Receive(Slot& s) {
+    bool eof = false;
+    char buf[16384];
+    while (true) {
+      ssize_t r = recv(s.fd, buf, sizeof(buf), 0);
+      if (r > 0) {
+        s.in.append(buf, static_cast<size_t>(r));
         continue;
       }
-      const int64_t done = MonotonicNanos();
-      last_response_ns = done;
-      ++result.requests;
-      if (resp->status < 200 || resp->status > 299) ++result.non_2xx;
-      result.latency_us.push_back(static_cast<double>(done - s.started_ns) / 1e3);
-      ++result.per_worker[resp->worker];
-      s.in_flight = false;
-      const bool reuse = o.keep_alive && !resp->close && !eof;
-      if (!reuse) close_slot(s);
-      if (may_start()) begin_request(s);
+      eof = !(r < 0 && errno == EAGAIN);
+      break;
     }
+    std::optional<http::Response> resp = http::ParseResponse(s.in);
+    if (!resp.has_value()) {
+      if (eof) {
+        Error(s.in.empty() ? "the server closed the connection before answering"
+                           : "the server closed the connection mid-response");
+        CloseSlot(s);
+      }
+      return;
+    }
+    const int64_t done = MonotonicNanos();
+    last_response_ns_ = done;
+    ++result_.requests;
+    if (resp->status < 200 || resp->status > 299) ++result_.non_2xx;
+    result_.latency_us.push_back(static_cast<double>(done - s.started_ns) / 1e3);
+    ++result_.per_worker[resp->worker];
+    s.in_flight = false;
+    const bool reuse = o_.keep_alive && !resp->close && !eof;
+    if (!reuse) CloseSlot(s);
+    if (MayStart()) BeginRequest(s);
   }
-  for (Slot& s : slots) close_slot(s);
-  result.seconds = static_cast<double>(last_response_ns - t_begin) * 1e-9;
-  return result;
-}
+
+  const LoadOptions o_;
+  UniqueFd ep_;
+  struct sockaddr_in addr_ = {};
+  const std::string request_;
+  LoadResult result_;
+  std::vector<Slot> slots_;
+  int64_t started_ = 0;
+  const int64_t t_begin_, stop_ns_, timeout_ns_;
+  int64_t last_response_ns_;
+};
+
+absl::StatusOr<LoadResult> RunLoadThread(const LoadOptions& o) { return LoadThread(o).Run(); }
 
 }  // namespace
 
