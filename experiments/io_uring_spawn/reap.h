@@ -93,7 +93,22 @@ class Reaper {
  private:
   Reaper(ReapStrategy s) : strategy_(s) {}
   absl::Status ReapOne(Batch& batch, size_t index);  // waitpid on an exited child
-  absl::Status ReapAllByUring(Batch& batch);         // uring-poll, uring-waitid
+  // One per strategy, as reap.h's list at the top says.
+  absl::Status ReapAllByWaitpid(Batch& batch);
+  absl::Status ReapAllBySignalfd(Batch& batch);
+  absl::Status ReapAllByWaitidPidfd(Batch& batch);
+  absl::Status ReapAllByPoll(Batch& batch);
+  absl::Status ReapAllByEpoll(Batch& batch);
+  absl::Status ReapAllByUring(Batch& batch);  // uring-poll, uring-waitid
+
+  // The io_uring strategies' steps: a request per child; the completions
+  // until every child is reaped; on an early return, the cancellation of
+  // what is still in flight.
+  struct UringBatch;
+  absl::Status SubmitReaps(Batch& batch, UringBatch& u);
+  bool TakeCompletion(Batch& batch, UringBatch& u, struct io_uring_cqe* cqe, size_t* index,
+                      int* res);
+  absl::Status CancelInFlight(Batch& batch, UringBatch& u, absl::Status status);
 
   ReapStrategy strategy_;
   UniqueFd epoll_, signalfd_;
