@@ -1,19 +1,12 @@
 // bench.h: the main() every spawnlab bench shares (SPAWNLAB_BENCH_MAIN).
 //
-// BenchMain runs a bench in rounds (each round every row once, shuffled), in
-// --processes fresh processes, under the machine's bench lock, and writes one
-// results file whole or not at all (safe_file.h), with the run's conditions in
-// its context; its last screen is the rows and the key ratios. Its flags and
-// their bounds are listed by --help; README.md, "What the bench prints", says
-// where the JSON goes. Out-of-range counts are usage errors (exit 2); a failed
-// row exits 1; a row the machine cannot run is skipped (SkipRow: an
-// error_message starting "skipped: ", which the analysis tells from an error).
+// BenchMain runs a bench in rounds (every row once per round, shuffled), in
+// fresh processes, under the machine's bench lock; it writes one results file
+// whole or not at all, with the run's conditions in its context, and ends with
+// the rows and the key ratios. Exit codes: 2 for usage, 1 for a failed row; a
+// row the machine cannot run is skipped (SkipRow). Flags: --help.
 //
-// Example (experiments/foo/bench.cc):
-//
-//   void BM_Nothing(benchmark::State& state) {
-//     for (auto _ : state) benchmark::DoNotOptimize(0);
-//   }
+//   void BM_Nothing(benchmark::State& state) { for (auto _ : state) benchmark::DoNotOptimize(0); }
 //   void Register(const spawnlab::BenchOptions& options) {  // once per round
 //     spawnlab::RegisterRound(options, {{"nothing/op:none", BM_Nothing, spawnlab::Clock::kLibrary}});
 //   }

@@ -1,16 +1,10 @@
 // bench_lock.h: one measuring process at a time on this machine.
 //
 // On a 2-core machine two benches (or a bench and a build) share CPUs and move
-// each other's figures. Every bench takes this lock before it measures and holds
-// it to the end; the lock file names the holder (pid, what, since when), so a
-// second bench can say whom it waits for. The lock is flock(2) on a file, so it
-// goes with the process: a killed bench never leaves a stale lock.
-//
-// The file is opened O_NOFOLLOW and must be a regular file; the holder's line
-// is written only into a file of this user's with one name, so a link or a
-// hard link planted by another user turns the lock against nothing.
-//
-// Example:
+// each other's figures. Every bench holds this lock while it measures. It is
+// flock(2) on a file, so a killed bench never leaves it stale; the file names
+// the holder, so a second bench can say whom it waits for. Opened O_NOFOLLOW,
+// a regular file of this user's only: a planted link turns it against nothing.
 //
 //   absl::StatusOr<spawnlab::BenchLock> lock = spawnlab::BenchLock::Acquire(
 //       spawnlab::DefaultBenchLockPath(), "clone3 bench", spawnlab::BenchLock::kWait);

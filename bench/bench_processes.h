@@ -1,15 +1,10 @@
 // bench_processes.h: a bench run made of several processes, one after
 // another, merged into one results file.
 //
-// Repetitions inside one process share its luck (how the kernel laid out and
-// backed its memory, its page cache, ASLR), so two processes of the same
-// binary differ by more than one process's repetitions show. A run made of
-// several fresh processes measures that variation instead of hiding it, and
-// gives //analysis:compare the process as its sample unit. BenchMain
-// (bench.h: --processes) runs every bench so; a harness of its own (the clone3
-// cross-check, which must not link Google Benchmark) calls RunProcesses.
-//
-// Example (the parent; each process is this program again with its flags):
+// Repetitions inside one process share its luck (its memory's layout and
+// backing, its page cache, ASLR), so two processes of one binary differ by
+// more than one process's repetitions show. A run of several fresh processes
+// measures that, and gives //analysis:compare the process as its sample unit.
 //
 //   absl::StatusOr<nlohmann::json> doc = spawnlab::RunProcesses(
 //       spawnlab::WithoutFlags(args, {"--out", "--processes"}), 9, out,
@@ -32,31 +27,31 @@
 
 namespace spawnlab {
 
-// Runs this program
-// (/proc/self/exe) with `args` (argv[0] first) and `process_args(k, part)`
-// once per process k = 1..processes, one after another, each writing its
-// results to `part` (a file in a private folder of mkdtemp's), and returns their rows merged (bench_results.h:
-// MergeProcesses) with the whole run's record in the context (run.*, from
-// before the first process to after the last; run.processes, each one's time
-// and noise; spawnlab.processes) and the canary's noise (RecordNoise). It
-// prints a line as each process ends. An interrupt (SIGINT, SIGTERM, SIGHUP)
-// is passed on to the running process, and the caller dies of it once that
-// one has ended, its parts removed. InvalidArgument if a process ended with a
-// usage error (exit code 2) and wrote nothing, another error if it ended
-// otherwise without results; what it said is on its stderr. A process that
-// wrote results but exited non-zero (a failed row) is kept and recorded
-// as context run.a_process_failed = "yes".
-//
-// `stop`, if set, is asked after each process k (given the processes so far,
-// merged, and the seconds since the first began) whether the run has its
-// answer; what it says goes on that process's line, and `stop` ends the run
-// there, before `processes`.
+// What a StopRule says after a process: whether the run has its answer, and
+// a word for that process's line.
 struct StopVerdict {
   bool stop = false;
   std::string say;
 };
+// Asked after each process k, given the processes so far, merged, and the
+// seconds since the first began.
 using StopRule =
     std::function<StopVerdict(const nlohmann::json& merged, int k, double elapsed_seconds)>;
+
+// Runs this program (/proc/self/exe) with `args` (argv[0] first) and
+// `process_args(k, part)` once per process k = 1..processes, one after
+// another, each writing its results to `part` (in a private mkdtemp folder);
+// returns their rows merged (bench_results.h: MergeProcesses), the whole
+// run's record in the context (run.*, run.processes, spawnlab.processes) and
+// the canary's noise (RecordNoise). It prints a line as each process ends;
+// `stop`, if set, may end the run before `processes`.
+//
+// An interrupt (SIGINT, SIGTERM, SIGHUP) is passed on to the running process,
+// and the caller dies of it once that one has ended, its parts removed.
+// InvalidArgument if a process ended with a usage error (exit 2) and wrote
+// nothing, another error if it ended otherwise without results. A process
+// that wrote results but exited non-zero (a failed row) is kept and recorded
+// as context run.a_process_failed = "yes".
 absl::StatusOr<nlohmann::json> RunProcesses(
     const std::vector<std::string>& args, int processes, const std::string& out,
     const std::function<std::vector<std::string>(int k, const std::string& part)>& process_args,

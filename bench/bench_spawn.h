@@ -1,26 +1,8 @@
-// bench_spawn.h: the timing loops of spawn rows.
-//
-// TimeSpawns: spawns from the bench process itself (bench/timed_spawn.h), one
-// untimed warm-up spawn, then one spawn per iteration of `state`, each
-// iteration's time being until:start (the child's first clock reading) or
-// until:exit (reaped). A failed spawn fails the row.
-//
-// TimeInSpawner: spawns from a parent of the row's shape (bench/spawner),
-// untimed warm-up spawns (kWarmupSpawns of them, or as many as fit in
-// kWarmupNanos, at least one), then all of the repetition's iterations in one
-// request, spawned back to back inside the spawner as spawnbench's and
-// lat_proc's loops run, and replayed into `state`. The warm-up is that long
-// because a fork of a parent with 1 GiB touched, right after a row that forked
-// one with 4 GiB, ran at 15-19 ms instead of 10.5 for its next two or three
-// forks on this project's VM: with one warm-up spawn, 12-13 of 20 repetitions
-// were measured in that state, with five none. spawnbench and lat_proc, which
-// fork one parent back to back, never see it. It records the fastest
-// single spawn as the counter `fastest_us` (over the run, its `min`
-// aggregate is spawnbench's own minimum), and the page faults each child took
-// in its life, before its exec and after, as `child_faults` (the mean over the
-// repetition's spawns).
-//
-// Example:
+// bench_spawn.h: the timing loops of spawn rows: TimeSpawns from the bench
+// process itself, TimeInSpawner from a parent of the row's shape
+// (bench/spawner). Both time until:start (the child's first clock reading) or
+// until:exit (reaped), warm up untimed first, and fail the row on a failed
+// spawn.
 //
 //   void BM_Exec(benchmark::State& state, std::string child, bool until_start) {
 //     absl::StatusOr<spawnlab::TimedSpawner> s = spawnlab::TimedSpawner::Create(child);
@@ -49,10 +31,14 @@
 namespace spawnlab {
 
 // TimeInSpawner's warm-up: this many untimed spawns, or as many as fit in
-// this time, whichever comes first (at least one).
+// this time, whichever comes first (at least one). More than one: a fork just
+// after a row that forked a larger parent runs slow for its next few forks,
+// a state spawnbench and lat_proc, which fork one parent back to back, never
+// see.
 inline constexpr int kWarmupSpawns = 5;
 inline constexpr int64_t kWarmupNanos = 100'000'000;
 
+// One untimed warm-up spawn, then one spawn per iteration of `state`.
 void TimeSpawns(benchmark::State& state, TimedSpawner& spawner, SpawnMethod method,
                 bool until_start, const SpawnOptions& options = {});
 
@@ -62,7 +48,12 @@ void TimeSpawns(benchmark::State& state, TimedSpawner& spawner, SpawnMethod meth
 enum class SpawnInterval { kToStart, kToExit, kInstructions };
 
 // The spawns of method and child `what` (or of the spawner's own, given at
-// its start); returns their times, empty if the row failed (it is marked so).
+// its start): after the warm-up, all of the repetition's iterations in one
+// request, spawned back to back inside the spawner as spawnbench's and
+// lat_proc's loops run, and replayed into `state`. Records the fastest spawn
+// as the counter `fastest_us` (its `min` aggregate is spawnbench's minimum)
+// and the page faults of each child's life as `child_faults` (the mean).
+// Returns their times, empty if the row failed (it is marked so).
 std::vector<SpawnerTimes> TimeInSpawner(
     benchmark::State& state, SpawnerDriver& spawner, SpawnInterval interval,
     const std::optional<std::pair<SpawnMethod, std::string>>& what = std::nullopt);

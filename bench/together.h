@@ -2,25 +2,17 @@
 // a burst of a shared machine falls on all of them alike.
 //
 // Two rows measured one after the other, even within one round, are tens of
-// milliseconds apart, and this project's VM slows by 15-50% in bursts of that
-// length: their ratio, paired by round, still moves by about 10% from round
-// to round. Measured in one loop that runs each once per cycle, in an order
-// shuffled every cycle, they see the same bursts, and their ratio holds to a
-// few percent. Alternate is that loop; MeasuredTogether hands its parts to
-// the rows of a bench that runs in rounds (BenchDefaults::rounds), so that
-// each row is still a row of its own in the results.
+// milliseconds apart, longer than the bursts of a shared VM; measured in one
+// loop that runs each once per cycle, in a shuffled order, they see the same
+// bursts. Alternate is that loop; MeasuredTogether hands its parts to the rows
+// of one round, each still a row of its own in the results.
 //
-// Example (in a bench's Register, called once per round):
-//
-//   auto warm = std::make_shared<MeasuredTogether>([] {
-//     return Alternate({[] { return ExecByPath(); },       // nanoseconds of one
-//                       [] { return ExecByFd(); }},        // operation each
-//                      options.min_time);
+//   auto warm = std::make_shared<MeasuredTogether>([] {  // in Register, per round
+//     return Alternate({[] { return ExecByPath(); }, [] { return ExecByFd(); }},
+//                      options.min_time);                // ns of one operation each
 //   });
-//   std::vector<RoundRow> rows = {
-//       {"exec/source:path", [warm](benchmark::State& s) { warm->Report(s, 0); }},
-//       {"exec/source:fd", [warm](benchmark::State& s) { warm->Report(s, 1); }}};
-//   for (auto& [name, b] : RegisterRound(options, std::move(rows))) b->Iterations(1);
+//   RegisterRound(options, {{"exec/source:path", [warm](benchmark::State& s) { warm->Report(s, 0); }},
+//                           {"exec/source:fd", [warm](benchmark::State& s) { warm->Report(s, 1); }}});
 
 #ifndef SPAWNLAB_BENCH_TOGETHER_H_
 #define SPAWNLAB_BENCH_TOGETHER_H_

@@ -2,26 +2,9 @@
 //
 // fork copies the parent's page tables, so its cost grows with the memory the
 // parent has touched; the vfork family shares the memory and should not care.
-// A Ballast is an anonymous private mapping, optionally touched page by page.
-// It is mapped MADV_NOHUGEPAGE so that touched memory is 4 KiB pages whatever
-// the machine's transparent-huge-page setting (with huge pages fork would copy
-// 512 times fewer entries, a different experiment).
-//
-// Where the pages lie in physical memory matters too. For every entry fork
-// copies, the kernel updates the page's struct page (its reference and map
-// counts); when consecutive pages are consecutive frames those updates stream
-// through the cache, when they are scattered each one misses. In probes on a
-// 2-CPU VM, fork+exec from a 1 GiB parent took 12-13 ms with 99% of its pages
-// next to the previous page's frame, 15-17 ms with 86-88%, and 28 ms with
-// 80%. How scattered a fresh allocation is depends on the
-// machine's history: the buddy allocator serves the smallest free blocks
-// first, and the per-CPU lists of freed pages before them. So a touched
-// Ballast, held on one CPU, first soaks up the free blocks smaller than 2 MiB
-// (read from /proc/buddyinfo) and as many pages as the per-CPU lists hold
-// (/proc/zoneinfo) with a scratch mapping, touches its own
-// pages from the large blocks left, then frees the scratch: its pages are
-// nearly all consecutive frames on any machine with the memory to spare, and
-// adjacent_share() says how nearly.
+// A Ballast is an anonymous private mapping of 4 KiB pages (MADV_NOHUGEPAGE),
+// optionally touched page by page and placed in consecutive page frames (see
+// Ballast::Create; why placement matters: experiments/clone3/README.md).
 //
 // Example:
 //
@@ -40,6 +23,16 @@
 
 namespace spawnlab {
 
+// Placement: for every entry fork copies, the kernel updates the page's
+// struct page; when consecutive pages are consecutive frames those updates
+// stream through the cache, when they are scattered each one misses. A fresh
+// allocation is as scattered as the machine's history: the buddy allocator
+// serves the smallest free blocks first, and the per-CPU lists of freed pages
+// before them. So a placed Ballast, held on one CPU, first soaks up the free
+// blocks under 2 MiB (/proc/buddyinfo) and what the per-CPU lists hold
+// (/proc/zoneinfo) with a scratch mapping, touches its own pages from the
+// large blocks left, then frees the scratch. AdjacentShare() says how nearly
+// consecutive its pages came out.
 class Ballast {
  public:
   // Maps `bytes` (rounded up to whole pages); writes one byte into every page

@@ -1,16 +1,10 @@
 // cgroup.h: a cgroup v2 directory of one's own, for as long as an object
-// lives, that is removed even when the process that made it is killed.
+// lives, removed even when the process that made it is killed.
 //
 // ScopedCgroup::Create makes "<prefix>-<pid>" under this process's own cgroup
-// v2 directory (the "0::" line of /proc/self/cgroup, under wherever cgroup2
-// is mounted: /sys/fs/cgroup, or /sys/fs/cgroup/unified beside cgroup v1).
-// The directory goes when the object does. A small watcher process, started
-// with it, removes it if this process dies first, SIGKILL included (it
-// notices the end of a pipe only this process holds), killing what is left
-// inside (cgroup.kill, Linux 5.14). Create also removes the directories that
-// runs killed before the watcher existed left behind (their pid is gone).
-//
-// Example:
+// v2 directory. A small watcher process removes it (killing what is left
+// inside, cgroup.kill) if this process dies first, SIGKILL included; Create
+// also removes what killed runs from before the watcher existed left behind.
 //
 //   absl::StatusOr<spawnlab::ScopedCgroup> cg = spawnlab::ScopedCgroup::Create("spawnlab-bench");
 //   if (!cg.ok()) return Skip(cg.status());  // no writable cgroup v2 here
@@ -37,8 +31,11 @@ absl::StatusOr<std::string> OwnCgroupV2Dir();
 
 class ScopedCgroup {
  public:
-  // FailedPrecondition (with the errno's words) where the directory cannot be
-  // made, e.g. a read-only /sys/fs/cgroup in a container, or no permission.
+  // Makes "<prefix>-<pid>" under OwnCgroupV2Dir(). The watcher notices this
+  // process's end by the end of a pipe only this process holds, and needs
+  // cgroup.kill (Linux 5.14) to empty the directory. FailedPrecondition (with
+  // the errno's words) where the directory cannot be made, e.g. a read-only
+  // /sys/fs/cgroup in a container, or no permission.
   static absl::StatusOr<ScopedCgroup> Create(absl::string_view prefix);
 
   ScopedCgroup(ScopedCgroup&& other) noexcept;

@@ -5,9 +5,7 @@
 // caller's frames. spawnlab_clone3 (clone3_x86_64.S) calls fn(arg) on the
 // child's stack and exits with its return value, as glibc's __clone3 does.
 //
-// Example (fork-like, with a pidfd):
-//
-//   struct clone_args args = {};
+//   struct clone_args args = {};  // fork-like, with a pidfd
 //   int pidfd = -1;
 //   args.flags = CLONE_PIDFD;
 //   args.pidfd = reinterpret_cast<uintptr_t>(&pidfd);

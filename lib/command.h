@@ -1,41 +1,18 @@
 // command.h: run a program the convenient way, at the cost of the raw primitive.
 //
-// In the spirit of Go's exec.Command and Python's subprocess: a program and its
-// arguments; the environment inherited, added to or replaced; a working
-// directory; stdin, stdout and stderr each inherited, /dev/null, a pipe or a
-// file; output captured; a timeout that kills the child; the exit status as a
-// value; errors as Status (NotFound, PermissionDenied, DeadlineExceeded,
-// InvalidArgument for a NUL inside a path, argument or variable). The child
-// starts as a fresh program expects, as Python's restore_signals has it: no
-// handler of the caller's, SIGPIPE and SIGXFSZ at their default action even
-// if the caller ignores them, and no signal blocked; a signal the caller's
-// own parent chose to ignore (nohup's SIGHUP) stays ignored, as exec intends.
-// Optionally it leads its own process group, so that a timeout kills all it
-// started.
-//
-// Underneath it is the fastest spawn lib/spawn offers: clone3 with
-// CLONE_VM | CLONE_VFORK and CLONE_CLEAR_SIGHAND (the child shares the
-// parent's memory until its exec and cannot run the parent's signal handlers),
-// or vfork with the handlers reset by hand before Linux 5.5. Every descriptor
-// it opens is O_CLOEXEC; a Process still running when it is destroyed is
-// killed and reaped.
-//
-// Example:
+// In the spirit of Go's exec.Command and Python's subprocess (see Command for
+// what it offers and how the child starts), on the fastest spawn lib/spawn
+// has: clone3 with CLONE_VM | CLONE_VFORK | CLONE_CLEAR_SIGHAND, or vfork with
+// the handlers reset by hand before Linux 5.5.
 //
 //   absl::StatusOr<spawnlab::CommandResult> r =
 //       spawnlab::Command("git").Args({"rev-parse", "HEAD"})
-//           .Dir("/src/spawnlab")
-//           .Stdout(spawnlab::Stdio::Pipe())
-//           .Timeout(absl::Seconds(5))
-//           .Run();
-//   if (!r.ok()) return r.status();          // not found, timed out, ...
-//   if (!r->status.success()) ...            // it ran, and failed
-//   std::string head = r->out;
+//           .Stdout(spawnlab::Stdio::Pipe()).Timeout(absl::Seconds(5)).Run();
+//   if (!r.ok()) return r.status();  // not found, timed out, ...
+//   if (!r->status.success()) ...    // it ran, and failed
 //
-//   // Start now, wait later:
 //   absl::StatusOr<spawnlab::Process> p = spawnlab::Command("/bin/sleep").Arg("1").Start();
-//   ...
-//   absl::StatusOr<spawnlab::CommandResult> done = p->Wait();
+//   absl::StatusOr<spawnlab::CommandResult> done = p->Wait();  // start now, wait later
 
 #ifndef SPAWNLAB_LIB_COMMAND_H_
 #define SPAWNLAB_LIB_COMMAND_H_
@@ -122,6 +99,18 @@ class Process {
   bool group_;  // the child leads a process group of its own
 };
 
+// A program and its arguments; the environment inherited, added to or
+// replaced; a working directory; stdin, stdout and stderr each inherited,
+// /dev/null, a pipe or a file; output captured; a timeout that kills the
+// child; the exit status as a value; errors as Status (NotFound,
+// PermissionDenied, DeadlineExceeded, InvalidArgument for a NUL inside a path,
+// argument or variable). The child starts as a fresh program expects, as
+// Python's restore_signals has it: no handler of the caller's, SIGPIPE and
+// SIGXFSZ at their default action, no signal blocked; a signal the caller's
+// own parent chose to ignore (nohup's SIGHUP) stays ignored. Optionally it
+// leads its own process group, so that a timeout kills all it started. Every
+// descriptor it opens is O_CLOEXEC; a Process still running when it is
+// destroyed is killed and reaped.
 class Command {
  public:
   // `program` is a path, or a name looked up in $PATH when it has no '/'.

@@ -1,12 +1,8 @@
 // safe_file.h: writing files as root on a shared machine without being turned
 // against the machine: never through a symbolic link, never over a device or a
-// FIFO, temporary names only from mkstemp/mkdtemp.
-//
-// The benches run as root beside other users, who may plant a link where a
-// results file, a lock or a trace log is about to go. Every file spawnlab
-// writes goes through these functions (SECURITY.md says what they defend).
-//
-// Example:
+// FIFO, temporary names only from mkstemp/mkdtemp. Every file spawnlab writes
+// (results, locks, trace logs) goes through these; SECURITY.md says what they
+// defend against.
 //
 //   if (absl::Status s = spawnlab::CheckWriteTarget(out); !s.ok()) return s;  // before a run
 //   ... measure ...

@@ -1,40 +1,19 @@
 // spawn.h: one interface over every way Linux offers to start a program.
 //
-// Each SpawnMethod is the bare primitive, with only what is needed to report an
+// Each SpawnMethod is the bare primitive (fork, vfork, clone, clone3,
+// clone3-cow, posix_spawn: see the enum), with only what is needed to report an
 // exec failure and reap the child; that is what the clone3 experiment measures.
-//
-//   fork         fork() then execve() in the child. An O_CLOEXEC pipe carries an
-//                exec failure's errno back (as Python's subprocess does).
-//   vfork        vfork() then execve(). The parent sleeps until the exec.
-//   clone        clone(CLONE_VM | CLONE_VFORK) on a stack of its own, as glibc's
-//                posix_spawn does.
-//   clone3       clone3(CLONE_VM | CLONE_VFORK | CLONE_PIDFD) with a stack: as
-//                `clone`, plus a pidfd for the child.
-//   clone3-cow   clone3(CLONE_PIDFD) without CLONE_VM: fork's copy-on-write
-//                semantics, plus a pidfd.
-//   posix_spawn  glibc's posix_spawn().
-//
-// A missing program is NotFound and a non-executable one PermissionDenied, each
-// naming the path; a method the kernel lacks is Unimplemented (ENOSYS). The
-// child is reaped by Child::Wait, or killed and reaped when its Child is
-// destroyed, so no zombie outlives a Child.
-//
-// The CLONE_VM methods (vfork, clone, clone3) run the child in the parent's
-// memory until it execs. By default they do nothing about signals (that is the
-// bare primitive the benches measure): a parent's handler could run in that
-// window, in the child, on the parent's memory. SpawnOptions::
-// reset_signal_handlers closes the window: clone3 passes CLONE_CLEAR_SIGHAND
-// (Linux 5.5), vfork and clone block signals around the spawn and reset the
-// handlers in the child, as glibc's posix_spawn does (posix_spawn always does).
-//
-// Example:
+// Errors name the path: NotFound, PermissionDenied, or Unimplemented for a
+// method the kernel lacks. A Child is reaped by Wait, or killed and reaped
+// when destroyed. SpawnOptions adds what a real caller wants (signal handlers
+// reset, a cgroup, a pidfd, when exec errors are reported); command.h builds
+// the convenient interface on it.
 //
 //   spawnlab::ExecSpec true_cmd("/bin/true", {"true"});
 //   absl::StatusOr<spawnlab::Child> child =
 //       spawnlab::Spawn(spawnlab::SpawnMethod::kVfork, true_cmd);
 //   if (!child.ok()) return child.status();
-//   absl::StatusOr<spawnlab::ExitStatus> status = child->Wait();
-//   // status->exited() && status->exit_code() == 0
+//   absl::StatusOr<spawnlab::ExitStatus> status = child->Wait();  // exit 0
 
 #ifndef SPAWNLAB_LIB_SPAWN_H_
 #define SPAWNLAB_LIB_SPAWN_H_
@@ -56,7 +35,14 @@
 
 namespace spawnlab {
 
-enum class SpawnMethod { kFork, kVfork, kClone, kClone3, kClone3Cow, kPosixSpawn };
+enum class SpawnMethod {
+  kFork,        // fork() then execve(); an O_CLOEXEC pipe carries an exec error back
+  kVfork,       // vfork() then execve(): the parent sleeps until the exec
+  kClone,       // clone(CLONE_VM | CLONE_VFORK) on a stack of its own, as posix_spawn
+  kClone3,      // clone3(CLONE_VM | CLONE_VFORK | CLONE_PIDFD): clone plus a pidfd
+  kClone3Cow,   // clone3(CLONE_PIDFD) without CLONE_VM: fork's copy-on-write, a pidfd
+  kPosixSpawn,  // glibc's posix_spawn()
+};
 
 // Every method, in the order reports list them.
 absl::Span<const SpawnMethod> AllSpawnMethods();
@@ -179,7 +165,13 @@ struct SpawnOptions {
   // chdir in the child; empty keeps the parent's directory.
   std::string working_dir;
   // Reset the parent's signal handlers to SIG_DFL in the child before any of
-  // the above runs (see the top of this file).
+  // the above runs. The CLONE_VM methods run the child in the parent's memory
+  // until it execs, where a parent's handler could run, in the child, on the
+  // parent's memory; by default they do nothing about it (the bare primitive
+  // the benches measure). This closes the window: clone3 passes
+  // CLONE_CLEAR_SIGHAND (Linux 5.5), vfork and clone block signals around the
+  // spawn and reset the handlers in the child, as glibc's posix_spawn does
+  // (posix_spawn always does).
   bool reset_signal_handlers = false;
   // As Python's subprocess restore_signals: SIGPIPE and SIGXFSZ, the two a
   // runtime or a server ignores for itself, start at SIG_DFL in the child (a

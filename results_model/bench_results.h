@@ -3,15 +3,6 @@
 // row's repetitions, the key ratios paired by round, and the drift canary;
 // and how the harness rewrites its own JSON (rounds and processes merged).
 //
-// A bench that runs in rounds (bench.h: BenchDefaults::rounds) ran repetition
-// k of every row in the same round k, seconds or minutes apart from round
-// k+1; a ratio taken within a round (PairedRatios) cancels the machine's drift
-// between rounds, where a ratio of two medians does not. (Google Benchmark's
-// random interleaving shuffles all repetitions of all rows together: its
-// repetition k of two rows ran at unrelated moments, and pairs nothing.)
-//
-// Example:
-//
 //   absl::StatusOr<spawnlab::ResultsFile> f = spawnlab::LoadResultsFile(path);
 //   spawnlab::RowCounts n = spawnlab::CountRows(*f);
 //   for (const spawnlab::PairedRatio& r : spawnlab::PairedRatios(*f, {"method", "vfork"}))
@@ -51,6 +42,11 @@ struct RatioBaseline {
   std::string value;
 };
 
+// A key ratio paired by round. A bench that runs in rounds ran repetition k
+// of every row in round k, seconds or minutes apart from round k+1; a ratio
+// taken within a round cancels the machine's drift between rounds, where a
+// ratio of two medians does not. (Google Benchmark's random interleaving
+// shuffles all repetitions of all rows together, and pairs nothing.)
 struct PairedRatio {
   std::string row, baseline;
   int rounds = 0;            // repetitions present in both

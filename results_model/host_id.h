@@ -1,18 +1,10 @@
 // host_id.h: which machine a run was made on, as an id that tells machines
 // apart and that every results file, old or new, carries the makings of.
 //
-// The id is a readable slug of the CPU model, the CPU count, and a hash of the
-// model, the CPU count, the virtualization and the class of each long-standing
-// CPU vulnerability the kernel reports (Not affected, Mitigation, Vulnerable).
-// Two VMs that call themselves "AMD EPYC" but sit on different hosts (one
-// reporting Meltdown "Not affected", the other mitigating it with PTI) get two
-// ids; a new kernel on the same host keeps its id, since it changes a
-// mitigation's wording, not its class. MHz, caches, family/model/stepping,
-// microcode and flags are recorded beside it (bench/environment.h) but not
-// hashed: results files written before they were recorded could not be
-// filed by them.
-//
-// Example:
+// The id hashes the CPU model and count, the virtualization and the class of
+// each long-standing CPU vulnerability the kernel reports (Not affected,
+// Mitigation, Vulnerable): two VMs that call themselves "AMD EPYC" on hosts
+// that differ in PTI get two ids; a new kernel on one host keeps its id.
 //
 //   std::string id = spawnlab::HostIdFrom(spawnlab::HostIdentityFromContext(file.context));
 //   // "amd-epyc-2cpu-3f09a2"
@@ -43,7 +35,10 @@ inline constexpr const char* kHashedVulnerabilities[] = {"meltdown", "spectre_v1
 std::string VulnerabilityClass(const std::string& status);
 
 // From a results file's context: cpu.model, cpu.online (else num_cpus),
-// virtualization and mitigation.<name>.
+// virtualization and mitigation.<name>. MHz, caches, family/model/stepping,
+// microcode and flags are recorded beside them (bench/environment.h) but not
+// hashed: results files written before they were recorded could not be filed
+// by them.
 HostIdentity HostIdentityFromContext(const std::map<std::string, std::string>& context);
 
 // "amd-epyc-2cpu-3f09a2": the model's slug (without the words every model

@@ -1,18 +1,12 @@
-// results_file.h: spawnlab's results files (Google Benchmark JSON), read and checked.
+// results_file.h: spawnlab's results files (Google Benchmark JSON), read and
+// checked: the one model of a results file, which the harness, the analysis
+// and compare all read through.
 //
-// A results file is what a bench wrote: a `context` block (the environment
-// record) and `benchmarks` rows. Rows of one benchmark are gathered into a
-// Series: its repetitions (iteration rows), the aggregates Google Benchmark
-// computed, or, for a row that could not run, the reason it was skipped or the
-// error it failed with. Times are in nanoseconds.
-//
-// Anything malformed (not JSON, truncated, another program's JSON, a row of
-// the wrong shape) is an InvalidArgument naming the file and what is wrong.
-//
-// It is the one model of a results file: the harness reads its own run
-// through it (bench_results.h), the analysis and compare read through it.
-//
-// Example:
+// A file is a `context` block (the environment record) and `benchmarks` rows;
+// the rows of one benchmark are gathered into a Series: its repetitions, the
+// aggregates, or the reason it was skipped or the error it failed with. Times
+// are in nanoseconds. Anything malformed is an InvalidArgument naming the file
+// and what is wrong.
 //
 //   absl::StatusOr<spawnlab::ResultsFile> f = spawnlab::LoadResultsFile(path);
 //   if (!f.ok()) { std::cerr << f.status() << "\n"; ... }

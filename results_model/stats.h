@@ -1,28 +1,11 @@
-// stats.h: the few statistics the analysis needs, on plain vectors.
-//
-// MannWhitneyU is the test Google Benchmark's compare.py runs on two sets of
-// repetitions, two-sided, computed as scipy's mannwhitneyu does by default:
-// the exact distribution of U when a sample has fewer than 8 values and none
-// are tied, else the normal approximation with tie and continuity corrections.
-//
-// BenjaminiHochberg adjusts the p-values of a family of tests, one a row, for
-// their number: a row whose adjusted value (q) is below 0.05 is called
-// different at a 5% false discovery rate. Comparing 242 rows at p < 0.05 each
-// calls about 12 different between two runs of identical code; the adjusted
-// call, none in 19 pairs of 20 (Benjamini and Hochberg, 1995).
-//
-// RatioInterval and ShiftInterval give the size of a difference with its
-// uncertainty: the Hodges-Lehmann estimate (the median of all pairwise
-// differences, on logs for a ratio) and the distribution-free confidence
-// interval that inverts the same U test (Moses; Hollander and Wolfe, 3.2).
-//
-// Example:
+// stats.h: the few statistics the analysis needs, on plain vectors: order
+// statistics, compare.py's U test, the Benjamini-Hochberg adjustment for many
+// rows, and Hodges-Lehmann estimates with their distribution-free intervals.
 //
 //   double p = spawnlab::MannWhitneyU(old_samples, new_samples);
-//   bool real = p < 0.05 && old_samples.size() >= 9 && new_samples.size() >= 9;
 //   std::vector<double> q = spawnlab::BenjaminiHochberg({p, p_row2, p_row3});
 //   spawnlab::Interval r = spawnlab::RatioInterval(new_samples, old_samples);
-//   // r.estimate 1.04, r.low 1.01, r.high 1.07: 4% slower, 1% to 7% at 95%
+//   // r.estimate, r.low, r.high: the ratio and its 95% interval
 
 #ifndef SPAWNLAB_RESULTS_MODEL_STATS_H_
 #define SPAWNLAB_RESULTS_MODEL_STATS_H_
@@ -45,7 +28,10 @@ double GeometricMean(const std::vector<double>& v);  // of positive values
 std::vector<double> RoundRatios(const std::vector<double>& num, const std::vector<double>& den);
 
 // Two-sided p-value that `a` and `b` come from the same distribution; NaN if
-// either is empty. 1 when every value is tied.
+// either is empty. 1 when every value is tied. Computed as compare.py does,
+// with scipy's mannwhitneyu defaults: the exact distribution of U when a
+// sample has fewer than 8 values and none are tied, else the normal
+// approximation with tie and continuity corrections.
 double MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b);
 
 // The smallest p-value MannWhitneyU gives for samples of n1 and n2 values
@@ -56,7 +42,10 @@ double SmallestPValue(size_t n1, size_t n2);
 
 // The Benjamini-Hochberg adjusted p-values, in the order given: for the k-th
 // smallest of m p-values, the least over j >= k of p_(j) * m / j, at most 1.
-// A NaN is no test: it stays NaN and does not count in m.
+// A NaN is no test: it stays NaN and does not count in m. A row whose q is
+// below 0.05 is different at a 5% false discovery rate, where p < 0.05 a row
+// would call one row in twenty different between two runs of identical code
+// (Benjamini and Hochberg, 1995).
 std::vector<double> BenjaminiHochberg(const std::vector<double>& p);
 
 // An estimate and its confidence interval. A sample too small for the
@@ -68,7 +57,9 @@ struct Interval {
   double high;
 };
 
-// The shift a - b (Hodges-Lehmann) and its interval.
+// The shift a - b and its interval: the Hodges-Lehmann estimate (the median
+// of all pairwise differences) and the confidence interval that inverts the
+// same U test (Moses; Hollander and Wolfe, 3.2).
 Interval ShiftInterval(const std::vector<double>& a, const std::vector<double>& b,
                        double confidence = 0.95);
 // The ratio a / b of non-negative samples: ShiftInterval on logs,

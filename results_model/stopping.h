@@ -1,16 +1,11 @@
 // stopping.h: when a bench run made of processes knows its answer.
 //
-// A bench (bench.h) measures in fresh processes, one after another, because
-// two processes of one binary differ by more than the rounds inside one show.
-// Its key ratios (each row over the row that differs from it only in a
-// baseline's dimension, e.g. method / vfork) are therefore judged over
-// processes: each process's median of the ratio paired within its rounds is
-// one sample, and the run stops once every key ratio's 95% interval over those
-// samples lies within ±target of its estimate (at least kMinProcesses), or its
-// time is up.
+// Its key ratios are judged over processes: each process's median of a ratio
+// paired within its rounds is one sample, and the run stops once every key
+// ratio's 95% interval over those samples lies within ±target of its estimate
+// (after at least kMinProcesses), or its time is up.
 //
-// Example (after each process, on the processes merged so far):
-//
+//   // after each process, on the processes merged so far:
 //   spawnlab::Precision p = spawnlab::KeyRatioPrecision(merged, {{"method", "vfork"}});
 //   if (p.processes >= spawnlab::kMinProcesses && p.worst_half_width <= 0.01) stop;
 //   // p.worst names the ratio furthest from its target
