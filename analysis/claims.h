@@ -2,13 +2,9 @@
 //
 // LoadClaims reads analysis/claims.json (one entry per claim, or per part of a
 // claim tested apart); Evaluate computes each claim's verdicts from results
-// files, by its rule (ratio, absolute, direction, difference, shape, value,
-// pending, reading) over rows chosen by re2 full matches of their canonical
-// names. The rules, their bands and verdicts, testable_when and the
-// placeholders are specified in analysis/README.md, "The claims ledger".
-// A verdict is only ever computed from data, or `pending`/`skipped` with why.
-//
-// Example:
+// files, by its rule over rows chosen by re2 full matches of their names. A
+// verdict is only ever computed from data, or `pending`/`skipped` with why.
+// The rules and their bands: analysis/README.md, "The claims ledger".
 //
 //   absl::StatusOr<std::vector<analysis::Claim>> claims =
 //       analysis::LoadClaims("analysis/claims.json");

@@ -1,20 +1,11 @@
 // compare.h: two results files side by side, as Google Benchmark's compare.py
-// does: the change of each benchmark's median as (new - old) / |old|, the
-// Mann-Whitney U test on the repetitions, and the geometric mean of the
-// new/old ratios over all benchmarks in both. Where both runs were made of
-// several processes (bench/bench.h: --processes), the U test's samples are the
-// processes' medians, not the repetitions: repetitions within one process
-// share its luck (memory layout, page cache, placement), so two processes of
-// identical code differ by more than their repetitions' spread, and a test on
-// repetitions calls that difference real. Unlike compare.py, a row is
-// called different when its p-value, adjusted for the number of rows tested
-// (Benjamini-Hochberg, analysis/stats.h), is below 0.05: a 5% false discovery
-// rate over the table, where p < 0.05 row by row calls about one row in
-// twenty of two runs of identical code different.
+// does: the change of each benchmark's median, the Mann-Whitney U test on its
+// samples, and the geometric mean of the new/old ratios over all benchmarks in
+// both. Unlike compare.py, a run made of processes is tested on the
+// processes' medians, and a row is called different at a false discovery rate
+// over the table (see CompareResults).
 //
-// Example:
-//
-//   std::string table = analysis::Compare(old_file, new_file);
+//   std::string table = analysis::FormatComparison(analysis::CompareResults(old_file, new_file));
 
 #ifndef SPAWNLAB_ANALYSIS_COMPARE_H_
 #define SPAWNLAB_ANALYSIS_COMPARE_H_
@@ -57,6 +48,12 @@ struct Comparison {
   std::vector<std::string> only_old, only_new, not_measured;
 };
 
+// The samples of the U test are the repetitions, or, where both runs were made
+// of several processes (bench.h: --processes), the processes' medians:
+// repetitions within one process share its luck (memory layout, page cache,
+// placement), so a test on them calls two processes of identical code
+// different. A row is called different when its p-value adjusted for the
+// rows tested (Benjamini-Hochberg, stats.h) is below kFalseDiscoveryRate.
 Comparison CompareResults(const ResultsFile& old_file, const ResultsFile& new_file);
 
 // The comparison as a markdown table with a summary and warnings. With

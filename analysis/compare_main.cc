@@ -1,19 +1,13 @@
 // compare_main.cc: bazel run //analysis:compare -- [--ratios=DIM:VALUE] OLD.json NEW.json
 //
-// Prints what differs between the two runs' machines, then, per benchmark in
-// both files, the change of the median, the Mann-Whitney U test on the
-// repetitions (with a warning below 9), and the geometric mean of the changes
-// (see compare.h). With --ratios=method:vfork it compares the runs' key ratios
-// instead (each row over its vfork row, paired within rounds): figures the
-// machine's drift between the runs does not move. Relative paths are taken
-// from the directory bazel run was started in.
-//
-// --canary: each row over its run's drift canary of the same round
-// (NormaliseByCanary), for benches that name one.
-//
-// --self_check: the two files are two runs of the same code (see `bazel run
-// //:suite -- --self_check`): prints the reproducibility table against its
-// targets, and exits 0 if they are met, 3 if not.
+// Prints what differs between the two runs' machines, then the comparison of
+// compare.h. Relative paths are taken from where bazel run was started.
+//   --ratios=method:vfork  the runs' key ratios instead (each row over its
+//                          vfork row, paired within rounds): figures the
+//                          machine's drift between the runs does not move
+//   --canary               each row over its run's drift canary of the round
+//   --self_check           two runs of the same code: the reproducibility
+//                          table against its targets; exit 0 if met, 3 if not
 
 #include <cstdlib>
 #include <fstream>

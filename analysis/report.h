@@ -1,19 +1,12 @@
 // report.h: results in, markdown out.
 //
 // BuildReports turns a set of results files and the claims into the files of
-// reports/: README.md (the index: machines and kernels, experiments, skipped
-// rows and why, unreadable files), one <experiment>.md per experiment (tables
-// of median, min, spread and repetitions; the environment; what the
-// experiment's own report spec asks for: Mermaid charts, each with an SVG
-// beside it (<experiment>-<n>.svg) that draws every repetition, key ratios,
-// counter tables, a cross-check; a
-// table across kernels and hosts when there are several), and claims.md (the
-// ledger). The output depends only on the input: the same results give the
-// same bytes.
+// reports/: README.md (the index), one <experiment>.md per experiment (its
+// rows, environment and what its report spec asks for, with an SVG beside
+// each chart) and claims.md (the ledger). The same results give the same
+// bytes. What each page holds: analysis/README.md.
 //
-// Example:
-//
-//   std::map<std::string, std::string> files = analysis::BuildReports(set, claims);
+//   std::map<std::string, std::string> files = analysis::BuildReports(set, claims, specs);
 //   for (const auto& [name, text] : files) WriteFile(reports_dir + "/" + name, text);
 
 #ifndef SPAWNLAB_ANALYSIS_REPORT_H_

@@ -1,26 +1,14 @@
 // report_spec.h: what an experiment's report shows, declared in its own folder.
 //
-// Each experiment keeps a `report.json` beside its `bench.cc`. The report tool
-// reads every `experiments/*/report.json` and knows no experiment by name; the
-// test that `spawnlab_bench` adds for a folder with a spec checks that every
-// row the spec names is a row the bench registers, so renaming a row fails
-// `bazel test //...` rather than leaving "rows missing" in a report.
+// Each experiment keeps a `report.json` beside its `bench.cc` (every section
+// optional; the format: analysis/README.md). The report tool knows no
+// experiment by name; the test `spawnlab_bench` adds checks that every row a
+// spec names is a row the bench registers.
 //
-// Example `experiments/foo/report.json` (every section is optional):
-//
-//   {
-//     "charts": [{"family": "spawn", "x": "method", "split": "parent",
-//                 "fixed": {"until": "exit"}, "title": "spawn to reaped"}],
-//     "key_ratios": [{"what": "vfork against fork",
-//                     "numerator": "spawn/method:vfork/until:exit",
-//                     "denominators": ["spawn/method:fork/until:exit"], "bound": 1.0}],
-//     "counters": [{"title": "the parent", "family": "spawn", "fixed": {},
-//                   "names": ["parent_mappings"]}],
-//     "harness_overhead": "harness/op:empty",
-//     "key_rows": ["spawn/method:vfork/until:exit"]
-//   }
-//
-// and in code:
+//   {"charts": [{"family": "spawn", "x": "method", "split": "parent",
+//                "fixed": {"until": "exit"}, "title": "spawn to reaped"}],
+//    "key_ratios": [{"what": "vfork against fork", "numerator": "spawn/method:vfork/until:exit",
+//                    "denominators": ["spawn/method:fork/until:exit"], "bound": 1.0}]}
 //
 //   absl::StatusOr<std::map<std::string, ReportSpec>> specs =
 //       analysis::LoadReportSpecs("experiments");

@@ -12,7 +12,6 @@
 //   spawnlab::ExecSpec true_cmd("/bin/true", {"true"});
 //   absl::StatusOr<spawnlab::Child> child =
 //       spawnlab::Spawn(spawnlab::SpawnMethod::kVfork, true_cmd);
-//   if (!child.ok()) return child.status();
 //   absl::StatusOr<spawnlab::ExitStatus> status = child->Wait();  // exit 0
 
 #ifndef SPAWNLAB_LIB_SPAWN_H_
