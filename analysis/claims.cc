@@ -464,9 +464,8 @@ Verdict EvaluateAbsolute(const nlohmann::json& r, const ResultsFile& file) {
       lo == hi ? FormatNanos(lo) : absl::StrCat(FormatNanos(lo), "–", FormatNanos(hi));
   // A syscall-bound claim, in this machine's own unit: how many of its null
   // system calls the operation costs, and what null system call the claim
-  // would then imply (1 µs each on one kernel here, with page-table
-  // isolation, 0.17 µs on another without: nanoseconds alone compare
-  // machines).
+  // would then imply (a null system call costs several times more with
+  // page-table isolation than without: nanoseconds alone compare machines).
   std::string in_units;
   if (r.contains("null_syscall_row")) {
     Verdict why;

@@ -16,10 +16,6 @@
 namespace spawnlab {
 namespace analysis {
 
-// The top of a time axis: 10% above the largest bar, rounded up to two
-// significant figures. Every axis starts at zero: Mermaid's xychart would
-// otherwise scale from the smallest bar to the largest, and draw 358 against
-// 365 µs as a steep step.
 double AxisTop(double max) {
   if (!(max > 0)) return 1;
   const double x = max * 1.1;

@@ -54,8 +54,8 @@ std::vector<const ResultsFile*> Sorted(const ResultsSet& set);
 
 // The top of a time axis: 10% above the largest bar, rounded up to two
 // significant figures. Every axis starts at zero: Mermaid's xychart would
-// otherwise scale from the smallest bar to the largest, and draw 358 against
-// 365 µs as a steep step.
+// otherwise scale from the smallest bar to the largest, and draw two bars a
+// few percent apart as a steep step.
 double AxisTop(double max);
 
 // One Mermaid bar chart of medians per split value (ReportSpec::charts), each

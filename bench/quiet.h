@@ -1,7 +1,7 @@
 // quiet.h: is the machine quiet enough to measure now?
 //
-// A shared VM slows in bursts (here: 15-40% for tens to hundreds of ms, some
-// 10-25% of the time) that /proc/stat does not always call steal. Before a
+// A shared VM slows in bursts of tens to hundreds of milliseconds that
+// /proc/stat does not always call steal. Before a
 // bench the suite looks for them the direct way: a tight loop of getpid(2) on
 // the CPU the benches pin to, timed in short slices, and the share of slices
 // well slower than the fastest.
@@ -35,8 +35,8 @@ struct QuietCheck {
   double steal_pct = -1;  // over the check, from /proc/stat; -1 unreadable
   int cpu = -1;           // where it ran
   bool quiet() const;
-  // "2% of 200 slices slow (>15% above 148 ns a call; this look's fastest
-  // 148 ns), steal 0.0%, on CPU 1"
+  // "N% of M slices slow (>15% above T ns a call; this look's fastest F ns),
+  // steal S%, on CPU C"
   std::string ToString() const;
 };
 

@@ -43,7 +43,7 @@ std::string ReadFile(const char* path) {
 }
 
 // Writes one byte into every page of [p, p + bytes): at once where the kernel
-// can (Linux 5.14+; in a VM ~25x faster than a fault per page), else by hand.
+// can (MADV_POPULATE_WRITE, Linux 5.14+: no fault per page), else by hand.
 void Populate(void* p, size_t bytes, size_t page) {
   if (madvise(p, bytes, MADV_POPULATE_WRITE) == 0) return;
   volatile char* c = static_cast<volatile char*>(p);

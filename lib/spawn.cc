@@ -168,8 +168,8 @@ __attribute__((no_sanitize("address"), noinline)) void CloseOthersByHand(const E
 // bit n-1 for signal n; false if they cannot be read. Safe in a vfork child:
 // raw system calls into a stack buffer, nothing allocated. Not inlined: its
 // 4 KiB buffer would widen PrepareAndExec's frame by a stack page, and a fork
-// child pays a copy-on-write fault for each page it writes before its exec
-// (some 20 us each on this project's VM), even when this never runs.
+// child pays a copy-on-write fault for each page it writes before its exec,
+// even when this never runs.
 __attribute__((no_sanitize("address"), noinline)) bool ReadSignalDispositions(uint64_t* caught,
                                                                               uint64_t* ignored) {
   int fd =

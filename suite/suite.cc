@@ -4,17 +4,14 @@
 //   bazel run //:suite -- --quick             # a smoke of everything, about a minute
 //   bazel run //:suite -- --only=clone3,linking
 //   bazel run //:suite -- --self_check --only=clone3   # two runs: how reproducible?
-//   bazel run //:suite -- --self_check --keep_self_check  # the committed runs, and their reruns
 //   bazel run //:suite -- --wait_quiet=600 --retry_noisy=2  # at a quiet moment, noisy runs again
 //
-// It takes the machine's bench lock (bench/bench_lock.h) for the whole suite, so
-// nothing else measures between two benches, and runs each bench with the lock
-// held for it. Before it starts it prints what it will run and how long that
-// should take (each bench's last full run on this kernel and host, from its
-// results file, else a default); as it goes, progress with an ETA. It ends by
-// regenerating reports/ from results/ and printing where they are, and the
-// time each bench took. A bench that fails does not stop the suite; the exit
-// code says that one did.
+// It holds the machine's bench lock for the whole suite, so nothing else
+// measures between two benches. It says first what it will run and how long
+// that should take (each bench's last full run here, else a default), shows
+// progress with an ETA, and ends by regenerating reports/ and printing the
+// time each bench took. A failed bench does not stop the suite; the exit code
+// says that one did. --help lists the flags.
 
 #include <errno.h>
 #include <signal.h>

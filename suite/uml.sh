@@ -6,18 +6,11 @@
 #   bazel run //suite:uml                          # every bench, then reports/
 #   bazel run //suite:uml -- --only=clone3,syscalls
 #
-# Results go to results/<6.1.x>/<uml host>/<experiment>.json with
-# `virtualization: uml`: UML traps every system call of its programs, so its
-# timings are no 6.1 machine's. The reports mark them so and the claims ledger
-# never judges from them; what they are for is the kernel-feature matrix and
-# the skip paths (a bench meeting a kernel older than the one it was written
-# on must skip, not fail). Exit status: the suite's inside UML (0: no bench
-# failed), 2 for a usage error, 3 if UML is missing or did not finish, 4 if
-# this UML cannot run programs on this host's CPU (it says why).
-#
-# Flags (before any of the suite's own, which are passed on):
-#   --timeout=SECONDS   give up on UML after this long (default 1800)
-#   --no-report         leave reports/ alone
+# Results go to results/<6.1.x>/<uml host>/ with `virtualization: uml`: UML
+# traps every system call, so its timings are no 6.1 machine's and the ledger
+# never judges from them; they are for the kernel-feature matrix and the skip
+# paths. Exit status: the suite's inside UML, 2 for a usage error, 3 if UML is
+# missing or did not finish, 4 if it cannot run programs on this host's CPU.
 set -euo pipefail
 
 ws=${BUILD_WORKSPACE_DIRECTORY:-}
@@ -34,6 +27,9 @@ shift 2
 timeout_s=1800
 do_report=1
 suite_args=()
+# Flags (before any of the suite's own, which are passed on):
+#   --timeout=SECONDS   give up on UML after this long (default 1800)
+#   --no-report         leave reports/ alone
 for a in "$@"; do
   case "$a" in
     --timeout=*) timeout_s=${a#--timeout=} ;;

@@ -249,16 +249,13 @@ void Register(const BenchOptions& options) {
 BenchDefaults Declare() {
   BenchDefaults defaults;
   // 35 rows, each round half a second of load per row (--load_seconds) in
-  // slices, about 22 s a round. The key ratios (each model over the shared
+  // slices. The key ratios (each model over the shared
   // listener, each mechanism over epoll, same load) are taken within a round
   // between rows whose slices alternated, so the machine's bursts fall on
-  // both. 33 rounds, not 9: a key ratio spreads about 13% (interquartile
-  // range over its median) from round to round, server, workers and load
-  // generator sharing two CPUs, and only more rounds narrow its median. Over
-  // 9 rounds the 47 ratios moved by a median 3.4% between two runs of the same
-  // code (the target is 2%); over 33, by 1.8%, as sqrt(9 / 33) predicts. The
-  // run takes about 12 minutes; --benchmark_repetitions=9 gives the quicker,
-  // looser one.
+  // both. Many rounds: a key ratio spreads widely from round to round
+  // (server, workers and load generator share two CPUs), and only more rounds
+  // narrow its median to the rerun target. --benchmark_repetitions gives a
+  // quicker, looser run.
   defaults.rounds = 33;
   defaults.ratio_baselines = {{"model", "shared"}, {"mechanism", "epoll"}};
   // Drift: this row, once per round (README, "Noisy runs").

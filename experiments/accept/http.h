@@ -1,18 +1,13 @@
 // http.h: the little HTTP/1.1 the accept experiment speaks, on both sides.
 //
 // Enough for wrk and for the bench's own load generator: requests are read up
-// to their blank line (bodies are not expected), every request gets
-// "200 OK" with a 3-byte body and an X-Worker header naming the worker that
-// served it, and keep-alive is the default unless the request or the server
-// says "Connection: close". What is not a request line (`METHOD TARGET
-// HTTP/1.x`) gets "400 Bad Request" and the connection is closed, so that a
-// stream of bare "\r\n\r\n" cannot make the server write 20 times what it
-// reads.
+// to their blank line (no bodies); each gets "200 OK", a 3-byte body and an
+// X-Worker header naming the worker that served it; keep-alive unless either
+// side says "Connection: close". What is not a request line gets "400 Bad
+// Request" and the connection closed, so that a stream of bare "\r\n\r\n"
+// cannot make the server write many times what it reads.
 //
-// Example (server side):
-//
-//   std::string in = ...;
-//   OutputBuffer out;
+//   OutputBuffer out;  // server side, `in` holding what was read
 //   Answered a = spawnlab::http::Respond(in, /*worker=*/2, /*force_close=*/false,
 //                                        /*max_output=*/kHighWater - out.size(), out.string());
 //   in.erase(0, a.consumed);

@@ -1,19 +1,10 @@
 // loadgen.h: a bounded HTTP load generator for the accept experiment.
 //
-// One thread, one epoll set, `connections` sockets to 127.0.0.1:port (or
-// `threads` threads, each pinned to its own CPU and holding its share of the
-// connections and of max_requests, their results merged: on loopback the
-// kernel handles a connection's SYN on the CPU that sent it, so a load from
-// one CPU looks like one CPU's clients to a per-CPU listener). In
+// `connections` sockets to 127.0.0.1:port on one epoll set per thread. In
 // keep-alive mode each connection sends its next request as soon as the last
-// response is in; otherwise each request opens a connection of its own
-// (connections per second). It stops starting requests after `duration` or
-// `max_requests`, gives the ones in flight `request_timeout` to finish, and
-// counts a request that takes longer as a timeout. Latency is from the
-// request's first byte (keep-alive) or its connect (new connections) to the
-// last byte of the response.
-//
-// Example:
+// response is in; otherwise each request opens a connection of its own. It
+// stops starting requests after `duration` or `max_requests`, and counts a
+// request still unanswered after `request_timeout` as a timeout.
 //
 //   spawnlab::LoadOptions o;
 //   o.port = 8080;
@@ -34,6 +25,12 @@
 
 namespace spawnlab {
 
+// `threads` > 1: each thread pinned to its own CPU, holding its share of the
+// connections and of max_requests, their results merged (on loopback the
+// kernel handles a SYN on the CPU that sent it, so a load from one CPU looks
+// like one CPU's clients to a per-CPU listener). Latency is from the
+// request's first byte (keep-alive) or its connect (new connections) to the
+// last byte of the response.
 struct LoadOptions {
   int port = 0;
   bool keep_alive = true;

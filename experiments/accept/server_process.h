@@ -2,15 +2,10 @@
 //
 // Start launches it on a free loopback port and waits for its "listening"
 // line; a server that cannot start gives Unimplemented (the kernel lacks the
-// mechanism: exit 3), InvalidArgument (bad flags, port in use: exit 2) or
-// Internal, each with what the server said. Stop sends SIGTERM and reaps it,
-// and keeps the events the server counted (its "stats" line: accept_pauses,
-// header_timeouts, idle_timeouts, rejected, output_high_water). A server
-// never outlives its ServerProcess, nor this process (--die_with_parent with
-// --expect_parent), and is killed after 30 minutes in any case. `extra_flags`
-// go to the server as they are (timeouts, --max_connections).
-//
-// Example:
+// mechanism), InvalidArgument (bad flags, port in use) or Internal, each with
+// what the server said. Stop sends SIGTERM, reaps it and keeps the events it
+// counted (its "stats" line). A server never outlives its ServerProcess, nor
+// this process, and is killed after 30 minutes in any case.
 //
 //   absl::StatusOr<ServerProcess> s = ServerProcess::Start(binary, "reuseport", "epoll", 2);
 //   RunLoad({.port = s->port(), ...});
@@ -34,6 +29,7 @@ namespace spawnlab {
 
 class ServerProcess {
  public:
+  // `extra_flags` go to the server as they are (timeouts, --max_connections).
   static absl::StatusOr<ServerProcess> Start(const std::string& binary, const std::string& model,
                                              const std::string& mechanism, int workers,
                                              int port = 0,

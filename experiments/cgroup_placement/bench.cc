@@ -4,20 +4,7 @@
 //
 //   bazel run //experiments/cgroup_placement:bench [-- --quick]
 //
-// Rows, each this bench spawning the minimal child and reaping it:
-//   spawn/method:M/placement:none/until:exit
-//       M = fork, vfork, clone3: the child stays in the bench's cgroup (the
-//       baseline of each method).
-//   spawn/method:M/placement:child-writes-procs/until:exit
-//       M = fork, vfork: the child writes "0" to the cgroup's cgroup.procs,
-//       then execs (SpawnOptions::cgroup_fd).
-//   spawn/method:clone3/placement:clone-into-cgroup/until:exit
-//       clone3(CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP): born in the cgroup.
-// The cgroup is made for the run under the bench's own cgroup v2 directory
-// and removed at its end, or by a watcher if the bench is killed
-// (lib/cgroup.h). Where none can be made (no cgroup v2, read-only, no
-// permission; Bazel's test sandbox mounts /sys read-only), the placement rows
-// are skipped with the reason.
+// Its rows and how each is measured: README.md, "Rows and method".
 
 #include "bench/bench.h"
 

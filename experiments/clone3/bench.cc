@@ -40,8 +40,8 @@ constexpr int64_t kGiBInMiB = 1024;
 constexpr char kChildEnvironment[] = "empty";
 
 // How many times the run's minimum time per repetition the cross-checked
-// 1 GiB fork rows run (Register): ~6 spawns of ~28 ms at the default 0.01 s,
-// some 90 over the run.
+// 1 GiB fork rows run (Register): enough spawns per repetition of a fork that
+// takes milliseconds for a median to mean something.
 constexpr double kCrossCheckedMinTimeFactor = 12.5;
 
 struct ChildKind {
@@ -146,7 +146,7 @@ void BM_Spawn(benchmark::State& state, SpawnMethod method, std::string child,
   state.counters["parent_rss_kib"] = static_cast<double>(shape.rss_kib);
   state.counters["parent_pte_kib"] = static_cast<double>(shape.pte_kib);
   state.counters["parent_threads"] = static_cast<double>(shape.threads);
-  // Where a touched ballast lies in physical memory moves a fork by up to 2x
+  // Where a touched ballast lies in physical memory moves a fork
   // (lib/ballast.h): recorded where the frames can be read.
   if (shape.ballast_adjacent >= 0) state.counters["ballast_adjacent"] = shape.ballast_adjacent;
 }
@@ -227,10 +227,9 @@ void Register(const BenchOptions& options) {
 // The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).
 BenchDefaults Declare() {
   BenchDefaults defaults;
-  // 15 rounds of 10 ms repetitions: the 9 rounds of 20 ms it ran before in
-  // about the same time, with more rounds for each key ratio's median and a
-  // round short enough that the machine's bursts of slowness (tens of ms)
-  // fall on fewer of its rows.
+  // Many short rounds rather than few long ones, in the same time: more
+  // rounds for each key ratio's median, and a round short enough that the
+  // machine's bursts of slowness fall on fewer of its rows.
   defaults.rounds = 15;
   defaults.min_time = 0.01;
   defaults.ratio_baselines = {{"method", "vfork"}};

@@ -272,7 +272,7 @@ Shape OwnShape() {
 }
 
 // The ballast's placement, as the bench's (lib/ballast.h) but written apart:
-// where a parent's pages lie in physical memory moves its fork by up to 2x, so
+// where a parent's pages lie in physical memory moves its fork (README.md), so
 // both tools place theirs the same way and record where it lies. The free
 // blocks under 2 MiB (/proc/buddyinfo, orders 0-8) are soaked up by a scratch
 // mapping first, so that the ballast's pages come from the large blocks; then

@@ -4,22 +4,7 @@
 //
 //   bazel run //experiments/command:bench [-- --quick]
 //
-// Rows: command/api:A/child:minimal/op:O, and command/api:command/op:build
-//   A  command      spawnlab::Command (clone3 + CLONE_CLEAR_SIGHAND underneath)
-//      spawn        lib/spawn with exactly what Command asks of it: the path
-//                   Command uses, without the API around it
-//      posix_spawn  glibc's posix_spawn + waitpid
-//      vfork        vfork + execve + waitpid
-//      clone        clone(CLONE_VM | CLONE_VFORK) + execve + waitpid
-//      system       std::system (through /bin/sh -c)
-//      popen        popen + pclose (through /bin/sh -c, stdout piped)
-//   O  run          start and wait: the whole round trip
-//      start        start only (the seeds' "no wait"); the child is reaped untimed
-//      wait         wait only, for a child started untimed
-//      run-capture  run with stdout captured through a pipe
-//      build        building a Command object, without spawning
-//
-// Times are manual, per operation, except build (Google Benchmark's own loop).
+// Its rows and how each is measured: README.md, "Rows and method".
 
 #include "bench/bench.h"
 

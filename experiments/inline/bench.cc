@@ -2,25 +2,7 @@
 //
 //   bazel run //experiments/inline:bench [-- --quick]
 //
-// Rows:
-//   spawn/inline:I/method:M/until:exit   a spawner whose lib/spawn was built
-//                                        with inlining I = forbidden, default,
-//                                        forced, spawning the minimal child by
-//                                        M = vfork or fork (timed inside it)
-//   instructions/inline:I/method:M       the user-space instructions the
-//                                        spawner retires in its spawn call
-//                                        (perf_event_open), as the row's time
-//                                        column (1 "ns" = 1 instruction) and
-//                                        the counter `instructions`; skipped
-//                                        with the reason where the machine does
-//                                        not count instructions
-//   exec/child-opt:O/until:U             the child (lib/children/child.cc)
-//                                        built O = -O0 or -O2, by vfork
-//   build/inline:I/op:command            building a Command (lib/command.h),
-//                                        no spawn, in a binary whose
-//                                        lib/command and lib/spawn were built
-//                                        with inlining I; its own loop of
-//                                        200,000 builds, the mean per build
+// Its rows and how each is measured: README.md, "Rows and method".
 
 #include "bench/bench.h"
 

@@ -3,26 +3,7 @@
 //
 //   bazel run //experiments/io_uring_spawn:bench [-- --quick]
 //
-// Rows:
-//   reap/strategy:S/children:N      N = 1, 16, 128 minimal children spawned by
-//                                   clone3 (with pidfds where S needs them),
-//                                   then reaped by S (reap.h). Time per child,
-//                                   spawn and reap; counters reap_ns_per_child
-//                                   (the reaping alone), children_per_s, and
-//                                   zombies_per_child: the batch's children
-//                                   still zombies (state Z in /proc) after S.
-//   reap/strategy:none/children:16  the batch spawned and waited for until
-//                                   each has exited (waitid WNOWAIT), none
-//                                   reaped: zombies_per_child shows what is
-//                                   left without reaping (reaped afterwards,
-//                                   outside the interval).
-//   spawn/method:vfork/children:16  the same batch by vfork and waitpid
-//   spawn/method:io_uring/children:16
-//                                   spawning through io_uring
-//                                   (IORING_OP_CLONE/EXEC): not in mainline
-//                                   Linux, so skipped with the reason
-// A strategy the kernel lacks (IORING_OP_WAITID before 6.7, io_uring
-// disabled) is skipped with the reason.
+// Its rows and how each is measured: README.md, "Rows and method".
 
 #include "bench/bench.h"
 

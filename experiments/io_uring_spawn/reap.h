@@ -1,24 +1,12 @@
-// reap.h: seven ways for a parent to collect a batch of exited children.
+// reap.h: seven ways for a parent to collect a batch of exited children
+// (ReapStrategy): waitpid, waitid on pidfds, poll, a signalfd, epoll, and
+// io_uring's POLL_ADD and WAITID. A strategy the kernel lacks is Unimplemented
+// at Create, with the reason.
 //
-//   waitpid       waitpid() on each pid in turn
-//   waitid-pidfd  waitid(P_PIDFD) on each child's pidfd in turn (Linux 5.4)
-//   poll-pidfd    one poll() over every unreaped pidfd; waitpid as each is ready
-//   signalfd      SIGCHLD through a signalfd, then waitpid(-1, WNOHANG) until
-//                 nothing is left (the SIGCHLD-handler loop an article on Go's
-//                 exec.Command describes, without
-//                 a handler). Every thread of the process must block SIGCHLD,
-//                 or the kernel may hand it to one that discards it.
-//   epoll-pidfd   every child's pidfd in an epoll set; waitpid as each is ready
-//   uring-poll    IORING_OP_POLL_ADD on every pidfd; waitpid as each completes
-//   uring-waitid  IORING_OP_WAITID (Linux 6.7) per child: the kernel reaps it.
-//                 liburing 2.3 has no helper for it, so the SQE is filled from
-//                 the kernel's uapi by hand.
-//
-// Example:
-//
-//   absl::StatusOr<Reaper> r = Reaper::Create(ReapStrategy::kUringWaitid, 128);
+//   absl::StatusOr<std::unique_ptr<Reaper>> r =
+//       Reaper::Create(ReapStrategy::kUringWaitid, 128);
 //   if (!r.ok()) ... (the status says what the kernel lacks)
-//   absl::Status s = r->ReapAll(batch);  // every child in `batch` reaped
+//   absl::Status s = (*r)->ReapAll(batch);  // every child in `batch` reaped
 
 #ifndef SPAWNLAB_EXPERIMENTS_IO_URING_SPAWN_REAP_H_
 #define SPAWNLAB_EXPERIMENTS_IO_URING_SPAWN_REAP_H_
@@ -40,12 +28,18 @@
 namespace spawnlab {
 
 enum class ReapStrategy {
-  kWaitpid,
-  kWaitidPidfd,
-  kPollPidfd,
+  kWaitpid,      // waitpid() on each pid in turn
+  kWaitidPidfd,  // waitid(P_PIDFD) on each child's pidfd in turn (Linux 5.4)
+  kPollPidfd,    // one poll() over every unreaped pidfd; waitpid as each is ready
+  // SIGCHLD through a signalfd, then waitpid(-1, WNOHANG) until nothing is
+  // left: the SIGCHLD-handler loop an article on Go's exec.Command describes,
+  // without a handler. Every thread must block SIGCHLD, or the kernel may hand
+  // it to one that discards it.
   kSignalfd,
-  kEpollPidfd,
-  kUringPoll,
+  kEpollPidfd,  // every child's pidfd in an epoll set; waitpid as each is ready
+  kUringPoll,   // IORING_OP_POLL_ADD on every pidfd; waitpid as each completes
+  // IORING_OP_WAITID (Linux 6.7) per child: the kernel reaps it. liburing 2.3
+  // has no helper for it; the SQE is filled from the kernel's uapi by hand.
   kUringWaitid
 };
 

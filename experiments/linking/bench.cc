@@ -3,20 +3,7 @@
 //
 //   bazel run //experiments/linking:bench [-- --quick]
 //
-// Rows:
-//   exec/child-link:L/until:U   the child linked L = static, static-pie, dynamic
-//                               (libc only), dynamic-many (every Abseil and re2
-//                               shared object), spawned by vfork from this
-//                               bench; U = start (to main) or exit (to reaped).
-//                               Counters: mappings (the child's /proc/self/maps
-//                               lines at main) and syscalls (from exec to exit,
-//                               counted under ptrace, execve included).
-//   spawn/parent-link:P/method:M/until:exit
-//                               the parent linked P = static or dynamic (the
-//                               same many shared objects), spawning the minimal
-//                               child by M = fork or vfork: a spawner
-//                               (//bench/spawner) built two ways, timing itself.
-//                               Counter: parent_mappings.
+// Its rows and how each is measured: README.md, "Rows and method".
 
 #include "bench/bench.h"
 

@@ -2,23 +2,7 @@
 //
 //   bazel run //experiments/memfd:bench [-- --quick]
 //
-// The static child (lib/children), spawned by vfork and reaped, exec'd from:
-//   exec/source:path/cache:C        execve by its path
-//   exec/source:o_path/cache:C      execveat(AT_EMPTY_PATH) of an O_PATH
-//                                   descriptor opened once
-//   exec/source:memfd-once/seal:X   a memfd filled once with the binary, X =
-//                                   none or sealed (F_SEAL_WRITE, _SHRINK,
-//                                   _GROW, _SEAL)
-//   exec/source:memfd-each/seal:none  a memfd created and filled before every
-//                                   exec (fexecve's typical use), all timed
-// C = warm, or cold: the file's pages dropped with posix_fadvise before every
-// exec (untimed); skipped with the reason where they cannot be dropped.
-// The bench runs in rounds. In each, the four warm rows are measured
-// together, their execs alternating in an order shuffled every cycle
-// (bench/together.h), and so are the two cold rows, so that a ratio of two of
-// them is paired exec by exec; memfd-each runs alone. Each row gets at least
-// the minimum time (--benchmark_min_time) of execs per round.
-// memfd_create and execveat are probed; a kernel without them skips the rows.
+// Its rows and how each is measured: README.md, "Rows and method".
 
 #include "bench/bench.h"
 

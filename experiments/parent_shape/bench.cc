@@ -3,21 +3,7 @@
 //
 //   bazel run //experiments/parent_shape:bench [-- --quick]
 //
-// Rows:
-//   spawn/method:M/mappings:N/until:exit
-//       this bench, holding N extra anonymous mappings of one page each,
-//       none touched, so the resident size is the same for every N (adjacent
-//       mappings alternate read-write and read-only, so the kernel cannot
-//       merge them; two guard pages keep any neighbour from joining them:
-//       many_mappings.h),
-//       spawns the minimal child by M = fork or vfork and reaps it.
-//       N = 100, 1000, 10000, 60000. Counter parent_mappings.
-//   spawn/method:M/parent-threads:N/until:exit
-//       this bench with N - 1 extra threads (blocked, each on its own stack)
-//       spawns the minimal child by M = fork, vfork or posix_spawn and reaps
-//       it. N = 1, 16, 256. Counters parent_threads and parent_mappings.
-// A row that cannot set its parent up (vm.max_map_count, memory, threads) is
-// skipped with the reason.
+// Its rows and how each is measured: README.md, "Rows and method".
 
 #include "bench/bench.h"
 

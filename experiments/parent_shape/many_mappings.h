@@ -1,26 +1,17 @@
 // many_mappings.h: make a process hold N more memory mappings and nothing
 // else, to see what its mapping count alone costs a fork.
 //
-// The N mappings are one page each, anonymous and private, none touched;
-// adjacent ones alternate read-write and read-only, so the kernel cannot
-// merge them. They lie inside a reservation with a PROT_NONE guard page at
-// each end, because a fresh mapping that lands next to a touched anonymous
-// neighbour with the same flags (a glibc malloc arena is read-write, private
-// and MAP_NORESERVE) is merged into it by mmap and shares its anon_vma, and
-// every piece later split off keeps that anon_vma. fork then copies each
-// piece's page-table range and links it into an anon_vma chain, which exit
-// unlinks again: on Linux 6.18 in a 2-CPU VM, a fork from 60,000 such pieces
-// took about 125 ms against about 50 ms without, in the copy and in the
-// teardown alike. Where the region lands, and so which of the two a run
-// measured, depended on the process's layout. The guards differ in
-// protection from every page of the region, so nothing outside can merge
-// with it.
-//
-// Example:
+// The N mappings are one page each, anonymous, private, untouched; adjacent
+// ones alternate read-write and read-only, so the kernel cannot merge them.
+// They lie inside a reservation with a PROT_NONE guard page at each end: a
+// fresh mapping next to a touched anonymous neighbour with the same flags (a
+// malloc arena) is merged into it and shares its anon_vma, every piece split
+// off keeps it, and fork then links each piece into an anon_vma chain, which
+// costs more than the mapping count alone and depends on where the region
+// lands. The guards differ in protection from every page, so nothing merges.
 //
 //   absl::StatusOr<spawnlab::ManyMappings> m = spawnlab::ManyMappings::Make(60000);
-//   // ... a fork now copies 60,002 more mappings (the region and its two
-//   // guards), and no page tables ...
+//   // a fork now copies 60,002 more mappings (the region, its two guards)
 
 #ifndef SPAWNLAB_EXPERIMENTS_PARENT_SHAPE_MANY_MAPPINGS_H_
 #define SPAWNLAB_EXPERIMENTS_PARENT_SHAPE_MANY_MAPPINGS_H_

@@ -3,30 +3,7 @@
 //
 //   bazel run //experiments/runtime_spawn:bench [-- --quick]
 //
-// Rows (each spawns the minimal child, waits for it, and reports the mean time
-// per spawn measured by the runtime's own clock over N spawns after one
-// warm-up; N = 200, 20 with --quick), in rounds (each row once per round, in a
-// shuffled order):
-//   runtime/lang:go/call:exec.Command.Run/child:minimal/until:exit
-//       Go's os/exec (spawn.go, built by `go build`, Debian's golang-go)
-//   runtime/lang:go/call:os.StartProcess/child:minimal/until:exit
-//       Go's raw os.StartProcess, then Process.Wait: the same work as Run
-//       without the Cmd layer (like for like). The two Go rows of a round
-//       come from one Go process that alternates them spawn by spawn
-//       (`spawn_go alternate`, bench/together.h), so that their ratio, the
-//       Cmd layer's cost, is paired within milliseconds.
-//   runtime/lang:python/call:subprocess.run/child:minimal/until:exit
-//       Debian's /usr/bin/python3, subprocess.run (spawn.py)
-//   runtime/lang:cxx/call:spawnlab.Command.Run/child:minimal/until:exit
-//       the library's Command (lib/command.h), timed in this process: a
-//       reference for the others, and the run's drift canary
-// Counters, from one run of the runtime program under strace -f per
-// repetition (a spawn's system calls, the runtime's own threads left out):
-//   vfork_like_per_spawn   vfork(), or clone/clone3 with CLONE_VFORK
-//   fork_like_per_spawn    fork(), or clone/clone3 without CLONE_VM
-// The first spawn call's flags are printed, so a reader sees them. Without
-// strace, python3 or go, or where ptrace is not allowed, the row is skipped
-// with the reason.
+// Its rows and how each is measured: README.md, "Rows and method".
 
 #include "bench/bench.h"
 
@@ -274,11 +251,9 @@ void Register(const BenchOptions& options) {
 BenchDefaults Declare() {
   BenchDefaults defaults;
   // Rounds: each runs every row once (the Go pair in one process), shuffled.
-  // 61, not 25: the Go pair's ratio spreads about 5% from round to round, and
-  // that spread is between processes (200 or 600 spawns per process give the
-  // same), so only more of them narrow it. Its median over 25 rounds moved by
-  // about 1.8% between two runs of the same code (the target is 2%); over 61,
-  // about 1.1%. A round takes about a quarter of a second.
+  // More than the default: the Go pair's ratio spreads from round to round,
+  // between processes (more spawns per process do not narrow it), so only
+  // more rounds bring its median within the rerun target.
   defaults.rounds = 61;
   // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "runtime/lang:cxx/call:spawnlab.Command.Run/child:minimal/until:exit";

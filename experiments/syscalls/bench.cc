@@ -2,27 +2,7 @@
 //
 //   bazel run //experiments/syscalls:bench [-- --quick] [-- --disk_dir=DIR]
 //
-// Rows: syscall/op:X[/fs:F][/via:V]
-//   getppid                  the null-syscall floor (lmbench's lat_syscall null)
-//   getpid/via:libc|syscall  glibc's getpid() and the raw syscall
-//   open-close/fs:F, close/fs:F, read-1k/fs:F, write-1k/fs:F, mkdir-rmdir/fs:F
-//                            F is tmpfs (/dev/shm) or disk (the workspace's
-//                            disk); reads and writes are 1 KiB at offset 0 of a
-//                            cached file, so they measure the syscall and the
-//                            page cache, not the device
-//   getenv, setenv, chdir, getcwd, argv (reading argv's strings)
-//                            getenv and setenv walk the environment to their
-//                            variable, about 2 ns an entry here: the rows
-//                            record how many entries came before it
-//                            (env_entries_before), which is the user's
-//                            environment, not the kernel's doing
-//   pipe2-close              creating and closing a pipe
-//   pipe-roundtrip           one byte there and back between two threads
-//
-// Google Benchmark times its own loop (these are a microsecond or less, where
-// per-iteration clock reads would be part of the measurement), except close:
-// 64 descriptors are opened untimed and their closing timed, per close, for a
-// fixed 2000 iterations.
+// Its rows and how each is measured: README.md, "Rows and method".
 
 #include "bench/bench.h"
 
@@ -212,8 +192,7 @@ void BM_Getcwd(benchmark::State& state) {
 constexpr char kBenchVar[] = "SPAWNLAB_BENCH_VAR";
 
 // How many environment entries getenv and setenv pass before they reach the
-// bench's variable: their cost grows with it (100 more entries took getenv
-// from 19 to 240 ns on this project's VM).
+// bench's variable: their cost grows with it, so the row records it.
 double EntriesBefore(const char* name) {
   const size_t len = strlen(name);
   int n = 0;
