@@ -30,9 +30,8 @@ std::map<std::string, std::string> BuildReports(const ResultsSet& results,
   }
   for (const auto& [experiment, group] : by_experiment) {
     auto spec = specs.find(experiment);
-    out[experiment + ".md"] =
-        ExperimentReport(experiment, spec == specs.end() ? ReportSpec{} : spec->second, group,
-                         files, results.reruns, &out);
+    ExperimentPages(experiment, spec == specs.end() ? ReportSpec{} : spec->second, group, files,
+                    results.reruns, &out);
   }
   return out;
 }

@@ -170,7 +170,7 @@ std::string OtherDims(const spawnlab::BenchName& name, const ChartSpec& spec) {
 // with an SVG beside it that shows every repetition. The SVGs go into `files`
 // as `<stem>-<n>.svg`, n counting from `*next`.
 std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::string& stem,
-                   int* next, std::map<std::string, std::string>* files) {
+                   const std::string& link_prefix, int* next, std::map<std::string, std::string>* files) {
   std::string out;
   for (const ChartSpec& spec : report.charts) {
     // split value -> [(x value, samples in ns)] in file order.
@@ -235,7 +235,8 @@ std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::st
                       "\"\n", "    x-axis [", absl::StrJoin(xs, ", "), "]\n",
                       absl::StrFormat("    y-axis \"%s\" 0 --> %g\n", ascii, AxisTop(max)),
                       "    bar [", absl::StrJoin(ys, ", "), "]\n```\n\n",
-                      "The spread behind it, every repetition: [", svg, "](", svg, ")\n\n");
+                      "The spread behind it, every repetition: [", svg, "](", link_prefix, svg,
+                      ")\n\n");
     }
   }
   return out;

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <filesystem>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -199,50 +201,168 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& all, const Repo
 
 }  // namespace
 
-std::string ExperimentReport(const std::string& experiment, const ReportSpec& spec,
-                             const std::vector<const ResultsFile*>& files_in,
-                             const std::vector<const ResultsFile*>& all,
-                             const std::vector<ResultsFile>& reruns,
-                             std::map<std::string, std::string>* svgs) {
+namespace {
+
+// A name safe in a file name: [A-Za-z0-9._-], anything else '_'.
+std::string FileSafe(std::string s) {
+  for (char& ch : s) {
+    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                    (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
+    if (!ok) ch = '_';
+  }
+  return s;
+}
+
+// The page of each run, relative to reports/: "<experiment>/<kernel>-<host>.md",
+// with what its file name adds to the experiment's (".quick", ".headline");
+// the file's whole name where two would share one.
+std::map<const ResultsFile*, std::string> RunPages(const std::string& experiment,
+                                                   const std::vector<const ResultsFile*>& files) {
+  std::map<const ResultsFile*, std::string> pages;
+  std::set<std::string> taken;
+  for (const ResultsFile* f : files) {
+    std::string base = std::filesystem::path(f->path).filename().string();
+    if (absl::EndsWith(base, ".json")) base.resize(base.size() - 5);
+    const std::string suffix =
+        absl::StartsWith(base, f->experiment()) ? base.substr(f->experiment().size()) : "";
+    std::string name = FileSafe(absl::StrCat(f->kernel(), "-", f->host(), suffix));
+    if (taken.count(name)) name = FileSafe(absl::StrCat(name, ".", base));
+    taken.insert(name);
+    pages[f] = absl::StrCat(experiment, "/", name, ".md");
+  }
+  return pages;
+}
+
+// "x/y.md" -> "y.md": a page's name as its folder's neighbours see it.
+std::string Leaf(const std::string& page) { return page.substr(page.rfind('/') + 1); }
+
+// How far a run can speak for the experiment: a full run over a headline or
+// filtered one over a quick one, a quiet run over a noisy one.
+int Standing(const ResultsFile& f) {
+  const std::string kind = Ctx(f, spawnlab::keys::kRunKind);
+  const int breadth = f.quick() ? 0 : (kind == "full" || kind == "—") ? 2 : 1;
+  return breadth * 2 + (NoisyMark(f) == "quiet" ? 1 : 0);
+}
+
+// The run the page's findings come from: the best standing, then the newest;
+// null where there is none but UML's.
+const ResultsFile* FindingsRun(const std::vector<const ResultsFile*>& files) {
+  const ResultsFile* best = nullptr;
+  for (const ResultsFile* f : files) {
+    if (f->uml()) continue;
+    if (best == nullptr || Standing(*f) > Standing(*best) ||
+        (Standing(*f) == Standing(*best) && Ctx(*f, "run.start") > Ctx(*best, "run.start"))) {
+      best = f;
+    }
+  }
+  return best;
+}
+
+// "6.18.44 on amd-epyc-2cpu-4c9150, git abc123, 2026-12-05T05:49:19Z, quiet"
+std::string RunLine(const ResultsFile& f) {
+  return absl::StrCat("**", Cell(f.kernel()), " on ", Cell(f.host()), "**, git ",
+                      ShortRevision(f), ", started ", Ctx(f, "run.start"), ", ",
+                      f.quick() ? "a `--quick` smoke, " : "", NoisyMark(f));
+}
+
+// Everything one run measured: its conditions, sections and rows.
+std::string RunDetail(const std::string& experiment, const ReportSpec& spec, const ResultsFile& f,
+                      const std::vector<const ResultsFile*>& all,
+                      const std::vector<ResultsFile>& reruns, int* next_svg,
+                      std::map<std::string, std::string>* out) {
+  std::string page = absl::StrCat(kGeneratedMarker, "\n\n# ", experiment, ": ", Cell(f.kernel()),
+                                  " on ", Cell(f.host()), f.quick() ? " (quick run)" : "", "\n\n",
+                                  "Back to the findings: [", experiment, ".md](../", experiment,
+                                  ".md). From `", f.path, "`, git ", ShortRevision(f), ", ",
+                                  Ctx(f, "cpu.model"), ", ", Ctx(f, "virtualization"), ".\n\n");
+  if (f.uml()) {
+    absl::StrAppend(&page, "**Under User-Mode Linux** (`bazel run //suite:uml`): UML traps ",
+                    "every system call of its programs, so these times are not a ",
+                    Cell(f.kernel()), " machine's; the run shows which rows work and which ",
+                    "skip on this kernel. No verdict or comparison uses it.\n\n");
+  }
+  if (f.quick()) {
+    absl::StrAppend(&page, "This is a `--quick` smoke run: too few repetitions to conclude ",
+                    "anything.\n\n");
+  }
+  absl::StrAppend(&page, "Times are per operation. *median*, *min*, *stddev* and *cv* are over ",
+                  "the *n* repetitions of each row; compare rows within one run.\n\n");
+  if (f.uml()) {  // its times would only mislead: which rows ran, and why others did not
+    return absl::StrCat(page, RunConditions(f), RowsTable(f), "\n", Environment(f));
+  }
+  absl::StrAppend(&page, RunConditions(f), HeadlineSection(f),
+                  HarnessOverhead(f, spec.harness_overhead), KeyRatioTable(f, spec), Charts(f, spec, experiment, "../", next_svg, out));
+  if (spec.has_cross_check) absl::StrAppend(&page, CrossCheck(f, spec.cross_check, all, reruns));
+  if (!f.quick()) absl::StrAppend(&page, ReproducibilitySection(f, reruns));
+  return absl::StrCat(page, CounterTables(f, spec), RowsTable(f), "\n", Environment(f));
+}
+
+// Every run, one line each, with its page.
+std::string RunsTable(const std::vector<const ResultsFile*>& files,
+                      const std::map<const ResultsFile*, std::string>& pages) {
+  std::string out =
+      "## Every run\n\n| kernel | host | started | git | kind | noisy | detail |\n"
+      "|---|---|---|---|---|---|---|\n";
+  for (const ResultsFile* f : files) {
+    const std::string& page = pages.at(f);
+    const std::string kind = f->uml()     ? "UML (functional only)"
+                             : f->quick() ? "quick"
+                                          : Ctx(*f, spawnlab::keys::kRunKind);
+    absl::StrAppend(&out, "| ", Cell(f->kernel()), " | ", Cell(f->host()), " | ",
+                    Ctx(*f, "run.start"), " | ", ShortRevision(*f), " | ", kind, " | ",
+                    NoisyMark(*f), " | [", Leaf(page), "](", page,
+                    ") |\n");
+  }
+  return absl::StrCat(out, "\n");
+}
+
+}  // namespace
+
+void ExperimentPages(const std::string& experiment, const ReportSpec& spec,
+                     const std::vector<const ResultsFile*>& files_in,
+                     const std::vector<const ResultsFile*>& all,
+                     const std::vector<ResultsFile>& reruns,
+                     std::map<std::string, std::string>* out) {
   int next_svg = 1;
   // Real machines first; runs under User-Mode Linux after them.
   std::vector<const ResultsFile*> files = files_in;
   std::stable_partition(files.begin(), files.end(), [](const ResultsFile* f) { return !f->uml(); });
-  std::string out = absl::StrCat(kGeneratedMarker, "\n\n# ", experiment, "\n\n");
+  const ResultsFile* findings = FindingsRun(files);
+  const std::map<const ResultsFile*, std::string> pages = RunPages(experiment, files);
+  std::string main = absl::StrCat(kGeneratedMarker, "\n\n# ", experiment, "\n\n");
   if (experiment != "crosscheck") {
-    absl::StrAppend(&out, "The question, the hypothesis and how to run it: [experiments/",
+    absl::StrAppend(&main, "The question, the hypothesis and how to run it: [experiments/",
                     experiment, "/README.md](../experiments/", experiment, "/README.md).\n\n");
   }
-  absl::StrAppend(&out, "Times are per operation. *median*, *min*, *stddev* and *cv* are over the ",
-                  "*n* repetitions of each row; compare rows within one run.\n\n");
   for (const ResultsFile* f : files) {
-    absl::StrAppend(&out, "## ", Cell(f->kernel()), " on ", Cell(f->host()),
-                    f->quick() ? " (quick run)" : "", "\n\n", "From `", f->path, "`, git ",
-                    ShortRevision(*f), ", ", Ctx(*f, "cpu.model"), ", ", Ctx(*f, "virtualization"),
-                    ".\n\n");
-    if (f->uml()) {
-      absl::StrAppend(&out, "**Under User-Mode Linux** (`bazel run //suite:uml`): UML traps ",
-                      "every system call of its programs, so these times are not a ",
-                      Cell(f->kernel()), " machine's; the run shows which rows work and which ",
-                      "skip on this kernel. No verdict or comparison uses it.\n\n");
-    }
-    if (f->quick()) {
-      absl::StrAppend(&out, "This is a `--quick` smoke run: too few repetitions to conclude ",
-                      "anything.\n\n");
-    }
-    if (f->uml()) {  // its times would only mislead: which rows ran, and why others did not
-      absl::StrAppend(&out, RunConditions(*f), RowsTable(*f), "\n", Environment(*f));
-      continue;
-    }
-    absl::StrAppend(&out, RunConditions(*f), HarnessOverhead(*f, spec.harness_overhead),
-                    KeyRatioTable(*f, spec), Charts(*f, spec, experiment, &next_svg, svgs));
-    if (spec.has_cross_check) absl::StrAppend(&out, CrossCheck(*f, spec.cross_check, all, reruns));
-    if (!f->quick()) absl::StrAppend(&out, ReproducibilitySection(*f, reruns));
-    absl::StrAppend(&out, CounterTables(*f, spec));
-    absl::StrAppend(&out, RowsTable(*f), "\n", Environment(*f));
+    const int first_svg = next_svg;
+    (*out)[pages.at(f)] =
+        RunDetail(experiment, spec, *f, all, reruns, &next_svg, out);
+    if (f != findings) continue;
+    // The findings: the same charts, drawn from the same SVGs.
+    int again = first_svg;
+    std::map<std::string, std::string> same_svgs;
+    absl::StrAppend(
+        &main, "## Findings\n\nFrom the run that speaks best for this machine (a full run, ",
+        "quiet if there is one, the newest): ", RunLine(*f), ". Everything it measured: [",
+        Leaf(pages.at(f)), "](", pages.at(f),
+        ").\n\n", HeadlineSection(*f), HarnessOverhead(*f, spec.harness_overhead),
+        KeyRatioTable(*f, spec),
+        Charts(*f, spec, experiment, "", &again, &same_svgs));
+    if (spec.has_cross_check) absl::StrAppend(&main, CrossCheck(*f, spec.cross_check, all, reruns));
   }
-  absl::StrAppend(&out, AcrossKernels(files, spec));
-  return out;
+  absl::StrAppend(&main, RunsTable(files, pages));
+  const std::string across = AcrossKernels(files, spec);
+  if (!across.empty()) {
+    const std::string page = absl::StrCat(experiment, "/across.md");
+    (*out)[page] = absl::StrCat(kGeneratedMarker, "\n\n# ", experiment,
+                                ": across kernels and hosts\n\nBack to the findings: [", experiment,
+                                ".md](../", experiment, ".md).\n\n", across);
+    absl::StrAppend(&main, "## Across kernels and hosts\n\nEvery row's median on each kernel ",
+                    "and host, and its change where only one of the two differs: [across.md](",
+                    page, ").\n");
+  }
+  (*out)[experiment + ".md"] = main;
 }
 
 }  // namespace analysis

@@ -125,19 +125,37 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::map<std::string, std::string> files = spawnlab::analysis::BuildReports(set, *claims, *specs);
-  // Remove generated reports that are no longer produced.
-  for (const fs::directory_entry& e : fs::directory_iterator(reports_dir, ec)) {
-    const std::string name = e.path().filename().string();
+  // Remove generated reports that are no longer produced (a run's page in an
+  // experiment's folder too); the links of a folder are not followed.
+  for (auto it = fs::recursive_directory_iterator(reports_dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it.depth() > 0) it.disable_recursion_pending();  // one level of folders
+    if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
+    const std::string name = fs::relative(it->path(), reports_dir, ec).generic_string();
     if (!(absl::EndsWith(name, ".md") || absl::EndsWith(name, ".svg")) || files.count(name)) {
       continue;
     }
-    if (absl::StartsWith(ReadFile(e.path().string()), spawnlab::analysis::kGeneratedMarker)) {
-      fs::remove(e.path(), ec);
+    if (absl::StartsWith(ReadFile(it->path().string()), spawnlab::analysis::kGeneratedMarker)) {
+      fs::remove(it->path(), ec);
     }
   }
+  ec.clear();
   int written = 0;
   for (const auto& [name, text] : files) {
     std::string path = absl::StrCat(reports_dir, "/", name);
+    // A run's page goes into its experiment's folder, made here; a link
+    // planted in its place is refused rather than followed.
+    if (const fs::path dir = fs::path(path).parent_path(); dir != fs::path(reports_dir)) {
+      if (fs::is_symlink(fs::symlink_status(dir, ec))) {
+        std::cerr << "error: " << dir.string() << " is a symbolic link; not written through\n";
+        return 2;
+      }
+      fs::create_directory(dir, ec);
+      if (ec) {
+        std::cerr << "error: cannot create " << dir.string() << ": " << ec.message() << "\n";
+        return 2;
+      }
+    }
     if (ReadFile(path) == text) continue;  // unchanged: leave the file as it is
     // Whole or not at all: a full disk leaves the previous file, not half an SVG.
     if (absl::Status s = spawnlab::WriteFileAtomically(path, text); !s.ok()) {

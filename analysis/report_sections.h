@@ -61,7 +61,10 @@ double AxisTop(double max);
 // One Mermaid bar chart of medians per split value (ReportSpec::charts), each
 // with an SVG beside it that shows every repetition. The SVGs go into `files`
 // as `<stem>-<n>.svg`, n counting from `*next`.
+// `link_prefix` goes before each SVG's name in the links ("../" from a page in
+// a folder).
 std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::string& stem,
+                   const std::string& link_prefix,
                    int* next, std::map<std::string, std::string>* files);
 
 // The cross-check section: the bench's ratios beside the cross-check run's
@@ -73,6 +76,10 @@ std::string CrossCheck(const ResultsFile& bench, const CrossCheckSpec& spec,
 // What the harness's own row (ReportSpec::harness_overhead) costs.
 std::string HarnessOverhead(const ResultsFile& f, const std::string& row);
 
+// The bench's answer: its headline table and ratios, where its results record
+// the declaration (keys::kHeadline); empty otherwise.
+std::string HeadlineSection(const ResultsFile& f);
+
 // The key ratios (ReportSpec::key_ratios), paired within rounds, each with
 // its interval and whether it is within its bound.
 std::string KeyRatioTable(const ResultsFile& f, const ReportSpec& spec);
@@ -82,13 +89,14 @@ std::string KeyRatioTable(const ResultsFile& f, const ReportSpec& spec);
 // one unit for its column, the one that suits its values.
 std::string CounterTables(const ResultsFile& f, const ReportSpec& spec);
 
-// One experiment's page: its latest runs' sections in order; the SVGs it
-// draws go into *svgs.
-std::string ExperimentReport(const std::string& experiment, const ReportSpec& spec,
-                             const std::vector<const ResultsFile*>& files_in,
-                             const std::vector<const ResultsFile*>& all,
-                             const std::vector<ResultsFile>& reruns,
-                             std::map<std::string, std::string>* svgs);
+// One experiment's pages: <experiment>.md (the findings of its best run, and
+// every run listed), a page per run (<experiment>/<kernel>-<host>.md) and one
+// across kernels and hosts; the SVGs they draw go into *out too.
+void ExperimentPages(const std::string& experiment, const ReportSpec& spec,
+                     const std::vector<const ResultsFile*>& files,
+                     const std::vector<const ResultsFile*>& all,
+                     const std::vector<ResultsFile>& reruns,
+                     std::map<std::string, std::string>* out);
 
 // The rerun of `f` (`<stem>.rerun.json` beside it) if it is the same bench run
 // again right after f, at the same clean revision; else null, with the reason

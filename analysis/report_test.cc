@@ -8,7 +8,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -41,6 +43,29 @@ std::string Read(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// An experiment's pages as written to `dir`: its main page, then its run and
+// across pages in name order.
+std::string Pages(const std::string& dir, const std::string& experiment) {
+  std::string all = Read(dir + "/" + experiment + ".md");
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/" + experiment, ec)) {
+    names.push_back(e.path().string());
+  }
+  std::sort(names.begin(), names.end());
+  for (const std::string& n : names) all += Read(n);
+  return all;
+}
+
+// The same from BuildReports' map.
+std::string Pages(const std::map<std::string, std::string>& out, const std::string& experiment) {
+  std::string all = out.count(experiment + ".md") ? out.at(experiment + ".md") : "";
+  for (const auto& [name, text] : out) {
+    if (name.rfind(experiment + "/", 0) == 0) all += text;
+  }
+  return all;
 }
 
 // The fixture's report specs: copies of clone3's and command's, which the
@@ -86,7 +111,8 @@ class GoodReports : public ::testing::Test {
   }
   static const std::string& Out() { return *out_; }
   std::string index = Read(Out() + "/README.md");
-  std::string clone3 = Read(Out() + "/clone3.md");
+  std::string clone3_main = Read(Out() + "/clone3.md");
+  std::string clone3 = Pages(Out(), "clone3");
   std::string ledger = Read(Out() + "/claims.md");
 
  private:
@@ -105,6 +131,81 @@ TEST_F(GoodReports, IndexListsRunsSkipsAndTheFeatureMatrix) {
                         "testhost |\n|---|---|---|---|\n| `clone3` | Linux 5.3 | yes | yes |\n"
                         "| `io_uring_waitid` | Linux 6.7 | no: io_uring: opcode 50 is not "
                         "supported (it needs Linux 6.7) | not probed |\n"));
+}
+
+TEST_F(GoodReports, MainPageOpensWithTheFindingsAndLinksEveryRunsPage) {
+  const size_t findings = clone3_main.find("## Findings");
+  ASSERT_NE(findings, std::string::npos);
+  EXPECT_LT(findings, clone3_main.find("## Every run"));
+  EXPECT_LT(findings, clone3_main.find("```mermaid"));  // its charts are the findings'
+  EXPECT_THAT(clone3_main, HasSubstr("[6.1.0-test-testhost.md](clone3/6.1.0-test-testhost.md)"));
+  EXPECT_THAT(clone3_main, HasSubstr("[6.2.0-test-testhost.md](clone3/6.2.0-test-testhost.md)"));
+  // Row tables and the environment live on each run's page.
+  EXPECT_THAT(clone3_main, ::testing::Not(HasSubstr("Environment (the results' context block)")));
+  const std::string run = Read(Out() + "/clone3/6.1.0-test-testhost.md");
+  EXPECT_THAT(run, ::testing::StartsWith(kGeneratedMarker));
+  EXPECT_THAT(run, HasSubstr("Environment (the results' context block)"));
+  EXPECT_THAT(run, HasSubstr("](../clone3.md)"));
+  // From a page in a folder, a chart's SVG is one folder up.
+  EXPECT_THAT(run, HasSubstr("every repetition: [clone3-1.svg](../clone3-1.svg)"));
+  // Across kernels: its own page, linked.
+  EXPECT_THAT(clone3_main, HasSubstr("(clone3/across.md)"));
+  EXPECT_THAT(Read(Out() + "/clone3/across.md"), HasSubstr("| row |"));
+}
+
+TEST(Findings, ComeFromAFullQuietRunBeforeANoisyOrQuickOne) {
+  auto file = [](const std::string& path, const std::string& noisy, bool quick,
+                 const std::string& start) {
+    const std::string json = absl::StrCat(
+        R"({"context": {")", spawnlab::keys::kExperiment, R"(": "x", "run.noisy": ")", noisy,
+        R"(", "run.start": ")", start, R"(", "host.name": "h", ")", spawnlab::keys::kQuick, R"(": ")",
+        quick ? "true" : "false", R"("}, "benchmarks": [)",
+        R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration",)",
+        R"( "repetitions": 1, "repetition_index": 0, "real_time": 10, "time_unit": "ns"}]})");
+    absl::StatusOr<ResultsFile> f = ParseResults(json, path);
+    EXPECT_THAT(f, IsOk());
+    return *f;
+  };
+  ResultsSet set;
+  set.files.push_back(file("results/k1/x.json", "no", false, "2026-01-01T00:00:00Z"));
+  set.files.push_back(file("results/k2/x.json", "yes: drifted", false, "2026-02-01T00:00:00Z"));
+  set.files.push_back(file("results/k3/x.quick.json", "no", true, "2026-03-01T00:00:00Z"));
+  std::map<std::string, std::string> out = BuildReports(set, {}, {});
+  EXPECT_THAT(out["x.md"], HasSubstr("## Findings\n\nFrom the run that speaks best for this "
+                                     "machine (a full run, quiet if there is one, the newest): "
+                                     "**k1 on h**"));
+  EXPECT_TRUE(out.count("x/k1-h.md"));
+  EXPECT_TRUE(out.count("x/k2-h.md"));
+  EXPECT_TRUE(out.count("x/k3-h.quick.md")) << "the quick run's page is its own";
+}
+
+TEST(Findings, OpenWithTheAnswerTheBenchDeclared) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& [method, t] : {std::pair<std::string, double>{"fork", 100}, {"vfork", 40}}) {
+    const std::string name = "spawn/method:" + method + "/parent:minimal";
+    for (int k = 0; k < 3; ++k) {
+      rows.push_back({{"name", name}, {"run_name", name}, {"run_type", "iteration"},
+                      {"repetitions", 3}, {"repetition_index", k},
+                      {"real_time", t * (1 + 0.01 * k)}, {"time_unit", "us"}});
+    }
+  }
+  const nlohmann::json headline = {{"title", "what a spawn costs"}, {"rows", "method"},
+                                   {"cols", "parent"},
+                                   {"ratios", {{{"dimension", "method"}, {"value", "vfork"}}}}};
+  const nlohmann::json doc = {
+      {"context", {{spawnlab::keys::kExperiment, "x"}, {spawnlab::keys::kHeadline, headline.dump()}}},
+      {"benchmarks", rows}};
+  absl::StatusOr<ResultsFile> f = ParseResults(doc.dump(), "results/k/x.json");
+  ASSERT_THAT(f, IsOk());
+  ResultsSet set;
+  set.files.push_back(*f);
+  const std::string main = BuildReports(set, {}, {})["x.md"];
+  EXPECT_THAT(main, HasSubstr("### The answer: what a spawn costs\n\neach cell the median and its "
+                              "95% interval, in µs.\n\n| method \\ parent | minimal |\n"
+                              "|---|---:|\n| fork | 101 [100, 102] |\n| vfork | 40.4 [40.0, 40.8] |"));
+  EXPECT_THAT(main, HasSubstr("Each row over method:vfork, paired within rounds:\n\n"
+                              "| ratio | median | 95% interval | rounds |\n|---|---:|---:|---:|\n"
+                              "| fork / vfork | 2.50x | [2.50, 2.50] | 3 |"));
 }
 
 TEST_F(GoodReports, ChartsStartAtZeroWithEveryRepetitionBeside) {
@@ -198,7 +299,7 @@ TEST_F(GoodReports, LedgerGivesVerdictsAndTheirRows) {
 }
 
 TEST_F(GoodReports, KeyRatiosAgainstTheirBounds) {
-  const std::string command = Read(Out() + "/command.md");
+  const std::string command = Pages(Out(), "command");
   EXPECT_THAT(command, HasSubstr("### Key ratios"));
   // Command 360 against vfork's 350: +2.9%, within 5%. The spawn path 345
   // against posix_spawn's 540: 0.64, within 0.92.
@@ -211,7 +312,7 @@ TEST_F(GoodReports, TheSameResultsGiveTheSameBytes) {
   const std::string out = Tmp("reports-again");
   ASSERT_EQ(RunReport(Good(), out), 0);
   EXPECT_EQ(Read(out + "/README.md"), index);
-  EXPECT_EQ(Read(out + "/clone3.md"), clone3);
+  EXPECT_EQ(Pages(out, "clone3"), clone3);
   EXPECT_EQ(Read(out + "/claims.md"), ledger);
   for (const char* svg : {"/clone3-1.svg", "/clone3-2.svg"}) {
     EXPECT_EQ(Read(out + svg), Read(Out() + svg)) << svg;
@@ -256,7 +357,7 @@ TEST(Report, CounterTablesShowMedianAndRange) {
       R"( "charts": [{"family": "op", "x": "kind", "title": "C"}]})",
       "x", "x/report.json");
   ASSERT_THAT(spec, IsOk()) << spec.status();
-  const std::string report = BuildReports(set, {}, {{"x", *spec}})["x.md"];
+  const std::string report = Pages(BuildReports(set, {}, {{"x", *spec}}), "x");
   // A time counter gets its column's unit (p99 in ms here); a cell keeps one
   // style: 1 beside 1.004 reads 1.00, not "1 (1–1.00)".
   EXPECT_THAT(report, HasSubstr("| row | `maps` | `rate` | `none` | `p99_us` (ms) | `ratio` |\n"
@@ -272,7 +373,7 @@ TEST(Report, CounterTablesShowMedianAndRange) {
                       R"( "charts": [{"family": "op", "x": "kind", "title": "C"}]})",
                       "x", "x/report.json");
   ASSERT_THAT(counts, IsOk()) << counts.status();
-  EXPECT_THAT(BuildReports(set, {}, {{"x", *counts}})["x.md"],
+  EXPECT_THAT(Pages(BuildReports(set, {}, {{"x", *counts}}), "x"),
               HasSubstr("### N\n\nMedian over the repetitions (range where they differ).\n"));
   // A chart in the unit that suits its bars: 11 ns is not "0.0 us".
   EXPECT_THAT(report, HasSubstr("title \"C (median, ns)\"\n    x-axis [\"a\"]\n    y-axis \"ns\" 0 "
@@ -316,9 +417,9 @@ TEST(Report, ARerunRightAfterShowsHowFarTwoRunsAgree) {
   set.reruns = {
       file("results/k/h/x.rerun.json", "abc", "2026-11-30T10:01:05Z", "2026-11-30T10:02:00Z", 1.2)};
   std::map<std::string, std::string> out = BuildReports(set, {}, {});
-  EXPECT_THAT(out["x.md"], HasSubstr("### Reproducibility"));
-  EXPECT_THAT(out["x.md"], HasSubstr("`results/k/h/x.rerun.json`"));
-  EXPECT_THAT(out["x.md"], HasSubstr("0 of 1 (0.0%) | ≤ 5% |"));  // fork over the canary
+  EXPECT_THAT(Pages(out, "x"), HasSubstr("### Reproducibility"));
+  EXPECT_THAT(Pages(out, "x"), HasSubstr("`results/k/h/x.rerun.json`"));
+  EXPECT_THAT(Pages(out, "x"), HasSubstr("0 of 1 (0.0%) | ≤ 5% |"));  // fork over the canary
   EXPECT_THAT(out["README.md"], HasSubstr("## Reproducibility"));
   EXPECT_THAT(out["README.md"],
               HasSubstr("| [x](x.md) | k | 0.0% | 0 of 1 | 0 of 1 | 0 of 1 | 2 of 2 | no | yes |"));
@@ -327,11 +428,11 @@ TEST(Report, ARerunRightAfterShowsHowFarTwoRunsAgree) {
   set.reruns = {
       file("results/k/h/x.rerun.json", "def", "2026-11-30T10:01:05Z", "2026-11-30T10:02:00Z", 1)};
   out = BuildReports(set, {}, {});
-  EXPECT_THAT(out["x.md"], HasSubstr("is not from the same clean revision: not compared"));
+  EXPECT_THAT(Pages(out, "x"), HasSubstr("is not from the same clean revision: not compared"));
   EXPECT_EQ(out["README.md"].find("## Reproducibility"), std::string::npos);
   set.reruns = {
       file("results/k/h/x.rerun.json", "abc", "2026-11-30T12:00:00Z", "2026-11-30T12:01:00Z", 1)};
-  EXPECT_THAT(BuildReports(set, {}, {})["x.md"], HasSubstr("was not run right after this run"));
+  EXPECT_THAT(Pages(BuildReports(set, {}, {}), "x"), HasSubstr("was not run right after this run"));
 }
 
 // A key ratio is judged on the ratio taken within each round, not on the
@@ -374,7 +475,7 @@ TEST(Report, KeyRatiosArePairedWithinRounds) {
       R"( "bound": 1.9}]})",
       "x", "x/report.json");
   ASSERT_THAT(spec, IsOk()) << spec.status();
-  const std::string report = BuildReports(*set, {}, {{"x", *spec}})["x.md"];
+  const std::string report = Pages(BuildReports(*set, {}, {{"x", *spec}}), "x");
   // Paired: median 2 over the rounds; of medians: 30 / 20 = 1.5, which would pass.
   EXPECT_THAT(report,
               HasSubstr("| b under 1.9 a | `s/v:a` | 2.000 [1.000, 3.000] | 1.500 (+50.0%) |"));
@@ -412,7 +513,7 @@ TEST(Report, ChartsNeitherMixRowsNorRepeatLabels) {
       {"family": "command", "x": "api", "split": "nosuch", "title": "split by nothing"}]})";
   const std::string out = Tmp("reports-chart-specs");
   ASSERT_EQ(RunReport(Good(), out, {}, specs), 0);
-  const std::string command = Read(out + "/command.md");
+  const std::string command = Pages(out, "command");
   EXPECT_THAT(command, HasSubstr("\"minimal/clone/run\""));
   // Seven labels of 15 characters would collide under the bars: drawn across.
   EXPECT_THAT(command, HasSubstr("xychart-beta horizontal\n    title \"same x everywhere"));
@@ -435,14 +536,16 @@ TEST(Report, UmlRunsAreMarkedAndJudgeNothing) {
   const std::string out = Tmp("reports-with-uml");
   ASSERT_EQ(RunReport(results, out), 0);
   const std::string command = Read(out + "/command.md");
-  EXPECT_THAT(command, HasSubstr("## 5.15.0-uml on umlhost"));
-  EXPECT_THAT(command, HasSubstr("**Under User-Mode Linux**"));
+  const std::string uml = Read(out + "/command/5.15.0-uml-umlhost.md");
+  EXPECT_THAT(uml, HasSubstr("# command: 5.15.0-uml on umlhost"));
+  EXPECT_THAT(uml, HasSubstr("**Under User-Mode Linux**"));
+  // Neither the findings nor a table across kernels come from it.
+  EXPECT_THAT(command, HasSubstr("**6.1.0-test on testhost**"));
   EXPECT_THAT(command, ::testing::Not(HasSubstr("## Across kernels and hosts")));
-  // After the real machine's section, with its rows but no chart of its times.
-  EXPECT_LT(command.find("## 6.1.0-test on testhost"), command.find("## 5.15.0-uml on umlhost"));
-  EXPECT_EQ(command.find("xychart", command.find("## 5.15.0-uml")), std::string::npos);
-  EXPECT_NE(command.find("`command/api:vfork/child:minimal/op:run`", command.find("## 5.15.0-uml")),
-            std::string::npos);
+  // Listed after the real machine, with its rows but no chart of its times.
+  EXPECT_LT(command.find("| 6.1.0-test | testhost |"), command.find("| 5.15.0-uml | umlhost |"));
+  EXPECT_EQ(uml.find("xychart"), std::string::npos);
+  EXPECT_THAT(uml, HasSubstr("`command/api:vfork/child:minimal/op:run`"));
   const std::string ledger = Read(out + "/claims.md");
   EXPECT_THAT(ledger, HasSubstr("6.1.0-test on testhost"));
   EXPECT_THAT(ledger, ::testing::Not(HasSubstr("5.15.0-uml")));
@@ -465,7 +568,7 @@ TEST(Report, SpecsAreOptionalButMustParse) {
   std::filesystem::create_directories(none);
   const std::string out = Tmp("reports-no-specs");
   ASSERT_EQ(RunReport(Good(), out, {}, none), 0);
-  const std::string clone3 = Read(out + "/clone3.md");
+  const std::string clone3 = Pages(out, "clone3");
   EXPECT_THAT(clone3, HasSubstr("| `spawn/method:fork/child:minimal/parent:minimal/until:exit` |"));
   EXPECT_THAT(clone3, ::testing::Not(HasSubstr("xychart")));
   const std::string bad = Tmp("bad-specs");

@@ -571,6 +571,11 @@ void AddRunContext(const Plan& plan, const BenchDefaults& defaults) {
   benchmark::AddCustomContext(keys::kPinnedCpu, plan.pinned);
   benchmark::AddCustomContext(keys::kRandomInterleaving, "false");
   benchmark::AddCustomContext(keys::kRounds, absl::StrCat(plan.rounds));
+  // The answer's declaration, so that the report's findings show the table
+  // the bench's last screen did.
+  if (!defaults.headline.empty()) {
+    benchmark::AddCustomContext(keys::kHeadline, HeadlineToJson(defaults.headline).dump());
+  }
   // The key ratios' baseline, so that //analysis:compare --self_check finds
   // the ratios to compare without being told.
   if (!defaults.ratio_baselines.empty()) {

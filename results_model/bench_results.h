@@ -58,7 +58,7 @@ std::vector<PairedRatio> PairedRatios(const nlohmann::json& doc, const RatioBase
 
 // The distribution-free interval for a median from sorted values: the order
 // statistics whose binomial coverage is at least 95% (the whole range below 6).
-std::pair<double, double> MedianInterval(std::vector<double> sorted_values);
+std::pair<double, double> MedianInterval(std::vector<double> values);
 
 // How far the canary row moved over the run, in percent: the median of its
 // last half of repetitions against the median of its first half (the middle

@@ -44,6 +44,8 @@ inline constexpr char kStoppingWorst[] = "spawnlab.stopping.worst";    // the wi
 // What the analysis reads back: the key ratios' baselines and the canary.
 inline constexpr char kRatioBaseline[] = "spawnlab.ratio_baseline";  // "dim:value,..."
 inline constexpr char kCanaryRow[] = "spawnlab.canary.row";
+// The bench's headline declaration (headline.h: HeadlineToJson), where it has one.
+inline constexpr char kHeadline[] = "spawnlab.headline";
 inline constexpr char kCanarySeries[] = "spawnlab.canary.series";  // its times, us, by round
 inline constexpr char kCanaryDriftPct[] = "spawnlab.canary.drift_pct";
 inline constexpr char kCanarySpreadPct[] = "spawnlab.canary.spread_pct";
