@@ -236,17 +236,14 @@ std::map<const ResultsFile*, std::string> RunPages(const std::string& experiment
 // "x/y.md" -> "y.md": a page's name as its folder's neighbours see it.
 std::string Leaf(const std::string& page) { return page.substr(page.rfind('/') + 1); }
 
-// How far a run can speak for the experiment: a full run over a headline or
-// filtered one over a quick one, a quiet run over a noisy one.
+// How far a run can speak for the experiment (FindingsRun).
 int Standing(const ResultsFile& f) {
   const std::string kind = Ctx(f, spawnlab::keys::kRunKind);
   const int breadth = f.quick() ? 0 : (kind == "full" || kind == "—") ? 2 : 1;
   return breadth * 2 + (NoisyMark(f) == "quiet" ? 1 : 0);
 }
 
-// The run the page's findings come from: the best standing, then the newest;
-// null where there is none but UML's.
-const ResultsFile* FindingsRun(const std::vector<const ResultsFile*>& files) {
+const ResultsFile* BestRun(const std::vector<const ResultsFile*>& files) {
   const ResultsFile* best = nullptr;
   for (const ResultsFile* f : files) {
     if (f->uml()) continue;
@@ -258,8 +255,7 @@ const ResultsFile* FindingsRun(const std::vector<const ResultsFile*>& files) {
   return best;
 }
 
-// "6.18.44 on amd-epyc-2cpu-4c9150, git abc123, 2026-12-05T05:49:19Z, quiet"
-std::string RunLine(const ResultsFile& f) {
+std::string Line(const ResultsFile& f) {
   return absl::StrCat("**", Cell(f.kernel()), " on ", Cell(f.host()), "**, git ",
                       ShortRevision(f), ", started ", Ctx(f, "run.start"), ", ",
                       f.quick() ? "a `--quick` smoke, " : "", NoisyMark(f));
@@ -318,6 +314,12 @@ std::string RunsTable(const std::vector<const ResultsFile*>& files,
 
 }  // namespace
 
+const ResultsFile* FindingsRun(const std::vector<const ResultsFile*>& files) {
+  return BestRun(files);
+}
+
+std::string RunLine(const ResultsFile& f) { return Line(f); }
+
 void ExperimentPages(const std::string& experiment, const ReportSpec& spec,
                      const std::vector<const ResultsFile*>& files_in,
                      const std::vector<const ResultsFile*>& all,
@@ -343,8 +345,8 @@ void ExperimentPages(const std::string& experiment, const ReportSpec& spec,
     int again = first_svg;
     std::map<std::string, std::string> same_svgs;
     absl::StrAppend(
-        &main, "## Findings\n\nFrom the run that speaks best for this machine (a full run, ",
-        "quiet if there is one, the newest): ", RunLine(*f), ". Everything it measured: [",
+        &main, "## Findings\n\nFrom the run that speaks best (a full run, quiet if there is ",
+        "one, then the newest): ", RunLine(*f), ". Everything it measured: [",
         Leaf(pages.at(f)), "](", pages.at(f),
         ").\n\n", HeadlineSection(*f), HarnessOverhead(*f, spec.harness_overhead),
         KeyRatioTable(*f, spec),

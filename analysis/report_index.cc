@@ -7,11 +7,14 @@
 #include <optional>
 #include <set>
 
+#include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "analysis/compare.h"
+#include "results_model/context_keys.h"
+#include "results_model/headline.h"
 
 namespace spawnlab {
 namespace analysis {
@@ -119,6 +122,41 @@ std::string ReproducibilityIndex(const std::vector<const ResultsFile*>& files,
       "within the targets |\n", "|---|---|---:|---:|---:|---:|---:|---|---|\n", rows);
 }
 
+// Each experiment on one line: the run its findings come from and, where
+// that run recorded the bench's headline, its first ratios.
+std::string AtAGlance(const std::vector<const ResultsFile*>& files) {
+  std::map<std::string, std::vector<const ResultsFile*>> by_experiment;
+  for (const ResultsFile* f : files) by_experiment[f->experiment()].push_back(f);
+  std::string out =
+      "## At a glance\n\nEach experiment's findings come from the run that speaks best (a "
+      "full run, quiet if there is one, then the newest); its page has them in full.\n\n"
+      "| experiment | findings from | the answer's ratios | page |\n|---|---|---|---|\n";
+  for (const auto& [experiment, group] : by_experiment) {
+    const ResultsFile* f = FindingsRun(group);
+    if (f == nullptr) continue;
+    std::string answer = "—";
+    auto declared = f->context.find(spawnlab::keys::kHeadline);
+    absl::StatusOr<Headline> h = declared == f->context.end()
+                                     ? absl::NotFoundError("none")
+                                     : ParseHeadline(declared->second);
+    if (h.ok()) {
+      const HeadlineTable t = ComputeHeadline(*f, *h);
+      std::vector<std::string> shown;
+      for (const auto& [heading, ratios] : t.ratios) {
+        for (const LabelledRatio& r : ratios) {
+          if (shown.size() < 4) {
+            shown.push_back(absl::StrFormat("%s %.2fx", Cell(r.label), r.ratio.median));
+          }
+        }
+      }
+      if (!shown.empty()) answer = absl::StrJoin(shown, "; ");
+    }
+    absl::StrAppend(&out, "| ", Cell(experiment), " | ", RunLine(*f), " | ", answer, " | [",
+                    Cell(experiment), ".md](", Cell(experiment), ".md) |\n");
+  }
+  return absl::StrCat(out, "\n");
+}
+
 }  // namespace
 
 std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet& set,
@@ -126,7 +164,7 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
   std::string out =
       absl::StrCat(kGeneratedMarker, "\n\n# spawnlab reports\n\n",
                    "Generated from the results files under `results/`. The claims ledger is in ",
-                   "[claims.md](claims.md).\n\n## Machines and kernels\n\n",
+                   "[claims.md](claims.md).\n\n", AtAGlance(files), "## Machines and kernels\n\n",
                    "| kernel | host | CPU | CPUs | virtualization | THP | ASLR | glibc | compiler "
                    "| revisions |\n",
                    "|---|---|---|---:|---|---|---|---|---|---|\n");

@@ -89,6 +89,14 @@ std::string KeyRatioTable(const ResultsFile& f, const ReportSpec& spec);
 // one unit for its column, the one that suits its values.
 std::string CounterTables(const ResultsFile& f, const ReportSpec& spec);
 
+// The run an experiment's findings come from: the best standing (a full run
+// over a headline or filtered one over a quick one, a quiet one over a noisy
+// one), then the newest; null where there is none but UML's.
+const ResultsFile* FindingsRun(const std::vector<const ResultsFile*>& files);
+
+// "**6.18.44 on amd-epyc-2cpu-4c9150**, git abc123, started ..., quiet"
+std::string RunLine(const ResultsFile& f);
+
 // One experiment's pages: <experiment>.md (the findings of its best run, and
 // every run listed), a page per run (<experiment>/<kernel>-<host>.md) and one
 // across kernels and hosts; the SVGs they draw go into *out too.

@@ -120,6 +120,14 @@ class GoodReports : public ::testing::Test {
 };
 std::string* GoodReports::out_ = nullptr;
 
+TEST_F(GoodReports, IndexOpensWithEachExperimentsFindings) {
+  const size_t glance = index.find("## At a glance");
+  ASSERT_NE(glance, std::string::npos);
+  EXPECT_LT(glance, index.find("## Machines and kernels"));
+  EXPECT_THAT(index, HasSubstr("| clone3 | **6.1.0-test on testhost**, git 0123456789ab"));
+  EXPECT_THAT(index, HasSubstr(" | [clone3.md](clone3.md) |\n"));
+}
+
 TEST_F(GoodReports, IndexListsRunsSkipsAndTheFeatureMatrix) {
   EXPECT_THAT(index, HasSubstr("Test CPU"));
   EXPECT_THAT(index, HasSubstr("| clone3 | 6.1.0-test |"));
@@ -171,9 +179,8 @@ TEST(Findings, ComeFromAFullQuietRunBeforeANoisyOrQuickOne) {
   set.files.push_back(file("results/k2/x.json", "yes: drifted", false, "2026-02-01T00:00:00Z"));
   set.files.push_back(file("results/k3/x.quick.json", "no", true, "2026-03-01T00:00:00Z"));
   std::map<std::string, std::string> out = BuildReports(set, {}, {});
-  EXPECT_THAT(out["x.md"], HasSubstr("## Findings\n\nFrom the run that speaks best for this "
-                                     "machine (a full run, quiet if there is one, the newest): "
-                                     "**k1 on h**"));
+  EXPECT_THAT(out["x.md"], HasSubstr("## Findings\n\nFrom the run that speaks best (a full "
+                                     "run, quiet if there is one, then the newest): **k1 on h**"));
   EXPECT_TRUE(out.count("x/k1-h.md"));
   EXPECT_TRUE(out.count("x/k2-h.md"));
   EXPECT_TRUE(out.count("x/k3-h.quick.md")) << "the quick run's page is its own";
@@ -199,7 +206,9 @@ TEST(Findings, OpenWithTheAnswerTheBenchDeclared) {
   ASSERT_THAT(f, IsOk());
   ResultsSet set;
   set.files.push_back(*f);
-  const std::string main = BuildReports(set, {}, {})["x.md"];
+  std::map<std::string, std::string> out = BuildReports(set, {}, {});
+  const std::string main = out["x.md"];
+  EXPECT_THAT(out["README.md"], HasSubstr("| fork / vfork 2.50x | [x.md](x.md) |"));
   EXPECT_THAT(main, HasSubstr("### The answer: what a spawn costs\n\neach cell the median and its "
                               "95% interval, in µs.\n\n| method \\ parent | minimal |\n"
                               "|---|---:|\n| fork | 101 [100, 102] |\n| vfork | 40.4 [40.0, 40.8] |"));
