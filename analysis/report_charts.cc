@@ -221,10 +221,17 @@ std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::st
         ys.push_back(absl::StrFormat(y < 10 ? "%.2f" : "%.1f", y));
         max = std::max(max, y);
       }
-      const std::string title = absl::StrCat(split, spec.title, " (median, ", ascii, ")");
+      // Each title says where and how the run was made: a chart copied out of
+      // its page still names its kernel, host and statistic.
+      const std::string where = absl::StrCat(f.kernel(), " on ", f.host(),
+                                             NoisyMark(f) == "**noisy**" ? ", a noisy run" : "");
+      const std::string title =
+          absl::StrCat(split, spec.title, " (median, ", ascii, "; ", where, ")");
       const std::string svg = absl::StrCat(stem, "-", (*next)++, ".svg");
       (*files)[svg] =
-          SpreadSvg(absl::StrCat(split, spec.title, " (each repetition, ", unit.name, ")"), scaled,
+          SpreadSvg(absl::StrCat(split, spec.title, " (each repetition, ", unit.name, "; ", where,
+                                 ")"),
+                    scaled,
                     unit.name);
       // Mermaid spreads the labels under the bars; long ones collide, so
       // such a chart is drawn with its bars across and the labels beside.

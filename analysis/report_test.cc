@@ -234,9 +234,10 @@ TEST_F(GoodReports, ChartsStartAtZeroWithEveryRepetitionBeside) {
   const std::string wide = Read(Out() + "/clone3-1.svg");
   EXPECT_THAT(wide, HasSubstr("log scale"));
   EXPECT_THAT(wide, ::testing::Not(HasSubstr(">0</text>")));
-  // Titles name the split dimension and the statistic.
+  // Titles name the split dimension, the statistic and the run's kernel and host.
   EXPECT_THAT(clone3, HasSubstr("title \"method: vfork — spawn to reaped, by parent, minimal child "
-                                "(median, us)\""));
+                                "(median, us; 6.1.0-test on testhost)\""));
+  EXPECT_THAT(svg, HasSubstr("(each repetition, µs; 6.1.0-test on testhost)"));
   EXPECT_THAT(clone3, ::testing::Not(HasSubstr("    y-axis \"us\"\n")));
 }
 
@@ -385,8 +386,8 @@ TEST(Report, CounterTablesShowMedianAndRange) {
   EXPECT_THAT(Pages(BuildReports(set, {}, {{"x", *counts}}), "x"),
               HasSubstr("### N\n\nMedian over the repetitions (range where they differ).\n"));
   // A chart in the unit that suits its bars: 11 ns is not "0.0 us".
-  EXPECT_THAT(report, HasSubstr("title \"C (median, ns)\"\n    x-axis [\"a\"]\n    y-axis \"ns\" 0 "
-                                "--> 13\n    bar [11.0]"));
+  EXPECT_THAT(report, HasSubstr("title \"C (median, ns; k on unknown)\"\n    x-axis [\"a\"]\n"
+                                "    y-axis \"ns\" 0 --> 13\n    bar [11.0]"));
 }
 
 // A rerun right after a run, at the same clean revision, is compared with it
