@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -12,12 +13,14 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "results_model/stats.h"
 #include "results_model/bench_name.h"
+#include "results_model/context_keys.h"
 #include "re2/re2.h"
 
 namespace spawnlab {
@@ -218,7 +221,17 @@ std::string Signed(double x) {
   return std::fabs(x) >= 1000 ? absl::StrFormat("%+.0f", x) : absl::StrFormat("%+.3g", x);
 }
 
-std::string Ratio(double r) { return absl::StrFormat("%.3gx", r); }
+// ThreeFigures without its trailing zeros, as %.3g prints but never with an
+// exponent: "2", "1.5", "1120".
+std::string Compact(double v) {
+  std::string s = ThreeFigures(v);
+  if (s.find('.') == std::string::npos) return s;
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
+std::string Ratio(double r) { return absl::StrCat(Compact(r), "x"); }
 
 std::string FormatP(double p) {
   if (std::isnan(p)) return "";
@@ -526,7 +539,7 @@ Verdict EvaluateDirection(const nlohmann::json& r, const ResultsFile& file) {
   const double ratio = Median(a) / Median(b);
   const TestSamples t = ForTest(*slow, *fast, metric);
   const double p = MannWhitneyU(t.a, t.b);
-  auto show = [&](double x) { return of_time ? FormatNanos(x) : absl::StrFormat("%.3g", x); };
+  auto show = [&](double x) { return of_time ? FormatNanos(x) : Compact(x); };
   v.measured = absl::StrCat(show(Median(a)), " / ", show(Median(b)), " = ", Ratio(ratio),
                             std::isnan(p) ? "" : absl::StrCat(", U test ", FormatP(p)),
                             SampleCount(a, b, t));
@@ -634,12 +647,19 @@ std::string FormatPValue(double p) {
   return p < 0.001 ? "< 0.001" : absl::StrFormat("%.2g", p);
 }
 
+std::string ThreeFigures(double v) {
+  if (v == 0 || !std::isfinite(v)) return absl::StrFormat("%g", v);
+  v = std::strtod(absl::StrFormat("%.3g", v).c_str(), nullptr);  // 0.9997 -> 1, not 1.000
+  const int decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(std::fabs(v)))));
+  return absl::StrFormat("%.*f", decimals, v);
+}
+
 std::string FormatNanos(double ns) {
   if (std::isnan(ns)) return "n/a";
-  if (ns >= 1e9) return absl::StrFormat("%.3g s", ns / 1e9);
-  if (ns >= 1e6) return absl::StrFormat("%.3g ms", ns / 1e6);
-  if (ns >= 1e3) return absl::StrFormat("%.3g µs", ns / 1e3);
-  return absl::StrFormat("%.3g ns", ns);
+  if (ns >= 1e9) return absl::StrCat(Compact(ns / 1e9), " s");
+  if (ns >= 1e6) return absl::StrCat(Compact(ns / 1e6), " ms");
+  if (ns >= 1e3) return absl::StrCat(Compact(ns / 1e3), " µs");
+  return absl::StrCat(Compact(ns), " ns");
 }
 
 absl::StatusOr<std::vector<Claim>> ParseClaims(absl::string_view text, absl::string_view path) {
@@ -837,10 +857,14 @@ std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>
     v.machine_kernel = file.kernel();
     v.machine_host = file.host();
     // A verdict from a run the record calls noisy says so beside it.
-    if (auto it = file.context.find("run.noisy");
-        it != file.context.end() && absl::StartsWith(it->second, "yes")) {
-      absl::StrAppend(&v.kernel, " (noisy run: ", it->second.substr(5), ")");
+    auto noisy = file.context.find("run.noisy");
+    if (noisy != file.context.end() && absl::StartsWith(noisy->second, "yes")) {
+      absl::StrAppend(&v.kernel, " (noisy run: ", noisy->second.substr(5), ")");
     }
+    auto processes = file.context.find(spawnlab::keys::kProcesses);
+    int n = 0;
+    v.clean = noisy != file.context.end() && absl::StartsWith(noisy->second, "no") &&
+              processes != file.context.end() && absl::SimpleAtoi(processes->second, &n) && n > 1;
     out.push_back(std::move(v));
   }
   if (out.empty()) {

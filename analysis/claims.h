@@ -48,6 +48,9 @@ struct Verdict {
   // The machine those results are of (kernel release and host), for the
   // placeholders of MachineFacts; "" for a verdict by reading or pending.
   std::string machine_kernel, machine_host;
+  // From a run the record calls quiet and that was made of several processes:
+  // the runs a conclusion is drawn from where there is one.
+  bool clean = false;
 };
 
 // The verdict words the ledger gives.
@@ -64,6 +67,9 @@ std::vector<Verdict> Evaluate(const Claim& claim, const std::vector<ResultsFile>
 
 // "1.23 ms", "456 µs", "78.9 ns".
 std::string FormatNanos(double ns);
+
+// Three significant figures and no exponent: "1120", "1.23", "0.00212".
+std::string ThreeFigures(double v);
 
 // `text` with its "{median:ROW}" and "{context:KEY}" placeholders filled from
 // the results of one machine (kernel release and host; see the top).

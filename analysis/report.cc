@@ -15,7 +15,7 @@ std::map<std::string, std::string> BuildReports(const ResultsSet& results,
   std::map<std::string, std::string> out;
   const std::vector<const ResultsFile*> files = Sorted(results);
   std::map<std::string, int> counts;
-  out["claims.md"] = Ledger(claims, results.files, &counts);
+  out["claims.md"] = Ledger(claims, results.files, &counts, &out);
   out["README.md"] = Index(files, results, counts);
   std::map<std::string, std::vector<const ResultsFile*>> by_experiment;
   for (const ResultsFile* f : files) {

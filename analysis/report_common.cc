@@ -107,13 +107,7 @@ TimeUnit UnitFor(std::vector<double> ns) {
 
 // `ns` in `unit` to three significant figures, without an exponent:
 // 1234567 ns in ms is "1.23", 2.12 ns in µs "0.00212".
-std::string InUnit(double ns, TimeUnit unit) {
-  double v = ns / unit.ns;
-  if (v == 0 || !std::isfinite(v)) return absl::StrFormat("%g", v);
-  v = std::strtod(absl::StrFormat("%.3g", v).c_str(), nullptr);  // 0.9997 -> 1, not 1.000
-  const int decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(std::fabs(v)))));
-  return absl::StrFormat("%.*f", decimals, v);
-}
+std::string InUnit(double ns, TimeUnit unit) { return ThreeFigures(ns / unit.ns); }
 
 bool CrossCheckAgrees(double bench_ratio, double crosscheck_ratio, double tolerance) {
   return std::fabs(bench_ratio / crosscheck_ratio - 1) <= tolerance;

@@ -222,10 +222,10 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
       absl::StrAppend(&out, "- ", Cell(e.message()), "\n");
     }
   }
-  absl::StrAppend(&out, "\n## Claims\n\n| verdict | claims |\n|---|---:|\n");
-  for (const std::string& word : VerdictWords()) {
-    auto it = verdict_counts.find(word);
-    if (it != verdict_counts.end()) absl::StrAppend(&out, "| ", word, " | ", it->second, " |\n");
+  absl::StrAppend(&out, "\n## Claims\n\nThe ledger's conclusions ([claims.md](claims.md)), ",
+                  "counted by claim part.\n\n| conclusion | parts |\n|---|---:|\n");
+  for (const auto& [word, n] : verdict_counts) {
+    absl::StrAppend(&out, "| ", word, " | ", n, " |\n");
   }
   return out;
 }

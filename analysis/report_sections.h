@@ -122,9 +122,11 @@ std::string ReproducibilitySection(const ResultsFile& f, const std::vector<Resul
 std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet& set,
                   const std::map<std::string, int>& verdict_counts);
 
-// The ledger (reports/claims.md); *counts gets the number of each verdict.
+// The ledger (reports/claims.md: a conclusion per claim and per part); every
+// run's verdict goes to claims/runs.md in *out. *counts gets the number of
+// parts of each conclusion.
 std::string Ledger(const std::vector<Claim>& claims, const std::vector<ResultsFile>& files,
-                   std::map<std::string, int>* counts);
+                   std::map<std::string, int>* counts, std::map<std::string, std::string>* out);
 
 }  // namespace analysis
 }  // namespace spawnlab

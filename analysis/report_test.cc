@@ -301,11 +301,18 @@ TEST_F(GoodReports, LedgerGivesVerdictsAndTheirRows) {
   EXPECT_THAT(ledger, HasSubstr("| P-1 (the shape: flat vs growing) |"));
   EXPECT_THAT(ledger, HasSubstr("**implausible**"));
   EXPECT_THAT(ledger, HasSubstr("**pending**"));
+  EXPECT_THAT(ledger, ::testing::Not(HasSubstr("e+0")));  // no exponents
   // Verdicts by reading apart from the measured ones; claims counted as well
   // as their parts; the rows of each comparison named.
-  EXPECT_THAT(ledger, HasSubstr("## By reading, not measured"));
+  const std::string runs = Read(Out() + "/claims/runs.md");
+  EXPECT_THAT(runs, HasSubstr("## By reading, not measured"));
+  EXPECT_THAT(runs, HasSubstr("| rows compared |"));
   EXPECT_THAT(ledger, ::testing::ContainsRegex("[0-9]+ claims, tested in [0-9]+ parts"));
-  EXPECT_THAT(ledger, HasSubstr("| rows compared |"));
+  // One conclusion per claim and per part, counted both ways.
+  EXPECT_THAT(ledger, HasSubstr("| conclusion | claims | parts |"));
+  EXPECT_THAT(ledger, HasSubstr("## Claims\n\n| id | source | conclusion |"));
+  EXPECT_THAT(ledger, HasSubstr("## Parts\n\n| part | claimed | conclusion | from |"));
+  EXPECT_THAT(ledger, HasSubstr("(claims/runs.md)"));
 }
 
 TEST_F(GoodReports, KeyRatiosAgainstTheirBounds) {
@@ -618,13 +625,50 @@ TEST(Report, TheLedgerShowsAMeasurementOnce) {
     c.size_differs = "a reason of its own";
     claims.push_back(c);
   }
-  const std::string ledger = BuildReports(*set, claims, {})["claims.md"];
+  const std::string ledger = BuildReports(*set, claims, {})["claims/runs.md"];
   EXPECT_THAT(ledger, HasSubstr("| A-1 | s | c | d | `op/kind:slow` / `op/kind:fast` |"));
   EXPECT_THAT(ledger, HasSubstr("| B-1 | s | c | d | as A-1 | the same measurement as A-1 | "
                                 "**direction-only** |"));
   // A size note shows beside a verdict that is not `reproduced` only.
   EXPECT_THAT(ledger, HasSubstr("would reproduce the claim. Why the size may differ: a reason of "
                                 "its own |"));
+}
+
+// A part's conclusion stands on the quiet runs of several processes; a noisy
+// run that says otherwise is set aside, and named.
+TEST(Report, TheLedgerConcludesFromCleanRuns) {
+  auto file = [](const std::string& path, const std::string& noisy, const std::string& processes,
+                 double slow) {
+    std::string rows;
+    for (int k = 0; k < 9; ++k) {
+      absl::StrAppend(&rows, rows.empty() ? "" : ",", IterationRow("op/kind:slow", k, 9, slow + k),
+                      ",", IterationRow("op/kind:fast", k, 9, 100 + k));
+    }
+    absl::StatusOr<ResultsFile> f = ParseResults(
+        absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment, R"(": "x", "run.noisy": ")",
+                     noisy, R"(", ")", spawnlab::keys::kProcesses, R"(": ")", processes,
+                     R"(", "host.name": "h"}, "benchmarks": [)", rows, "]}"),
+        path);
+    EXPECT_THAT(f, IsOk());
+    return *f;
+  };
+  ResultsSet set;
+  set.files.push_back(file("results/k1/x.json", "no", "10", 200));
+  set.files.push_back(file("results/k2/x.json", "yes: drifted", "10", 900));
+  set.files.push_back(file("results/k3/x.json", "no", "1", 900));
+  Claim c;
+  c.id = "A-1";
+  c.source = "s";
+  c.claim = "twice as slow";
+  c.conditions = "d";
+  c.experiment = "x";
+  c.rule = {{"kind", "ratio"}, {"numerator", "op/kind:slow"}, {"denominator", "op/kind:fast"},
+            {"claimed", 2.0}, {"tolerance", 0.2}};
+  const std::string ledger = BuildReports(set, {c}, {})["claims.md"];
+  EXPECT_THAT(ledger, HasSubstr("| A-1 | twice as slow | **reproduced** | quiet runs of several "
+                                "processes: k1 on h: reproduced. Set aside: k2 on h (noisy): "));
+  EXPECT_THAT(ledger, HasSubstr("k3 on h (one process): "));
+  EXPECT_THAT(ledger, HasSubstr("| reproduced | 1 | 1 |"));
 }
 
 TEST(Report, BadFilesAreNamedAndTheRestStillReported) {
