@@ -112,6 +112,9 @@ absl::Status CheckRule(const Claim& c, absl::string_view where) {
     checks = {NeedRegex(r, "numerator", where), NeedRegex(r, "denominator", where),
               NeedClaimedRatio(r, where), NeedNumber(r, "tolerance", where)};
     if (absl::Status m = CheckMetric(r, where); !m.ok()) return m;
+    if (r.contains("at_least") && !r["at_least"].is_boolean()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": 'at_least' is true or false"));
+    }
   } else if (kind == "absolute") {
     checks = {NeedRegex(r, "rows", where), NeedNumber(r, "claimed_low_ns", where),
               NeedNumber(r, "claimed_high_ns", where), NeedNumber(r, "factor", where),
@@ -389,6 +392,30 @@ std::string ClaimedText(const nlohmann::json& r) {
                       absl::StrFormat("%g", c["denominator"].get<double>()), ")");
 }
 
+// A claim that is a lower bound ("more than 10x faster"): `reproduced` when
+// the whole interval lies at or above it, `direction-only` when it lies
+// above 1 but below the bound, `contradicted` when it lies below the bound
+// and holds no difference or the opposite one, `inconclusive` when it
+// straddles the bound.
+void JudgeLowerBound(const Interval& ci, double bound, Verdict* v) {
+  const std::string interval = absl::StrCat("the 95% interval ", Ratio(ci.low), " to ",
+                                            Ratio(ci.high));
+  if (ci.low >= bound) {
+    v->word = "reproduced";
+    v->reason = absl::StrCat(interval, " lies at or above the bound");
+  } else if (ci.high < bound && ci.low > 1) {
+    v->word = "direction-only";
+    v->reason = absl::StrCat("the same direction, but ", interval, " lies below the bound");
+  } else if (ci.high < bound) {
+    v->word = "contradicted";
+    v->reason = absl::StrCat(interval, " lies below the bound and holds no difference of the "
+                             "claimed direction");
+  } else {
+    v->word = "inconclusive";
+    v->reason = absl::StrCat(interval, " straddles the bound");
+  }
+}
+
 Verdict EvaluateRatio(const nlohmann::json& r, const ResultsFile& file) {
   Verdict v;
   const Series* num = One(file, r["numerator"], &v);
@@ -429,6 +456,11 @@ Verdict EvaluateRatio(const nlohmann::json& r, const ResultsFile& file) {
   if (PendingIfTooFew(t.a, t.b, &v)) return v;
   const Interval ci = exact ? Interval{measured, measured, measured} : RatioInterval(t.a, t.b);
   if (!exact) absl::StrAppend(&v.measured, "; 95% interval ", Ratio(ci.low), "–", Ratio(ci.high));
+  if (r.value("at_least", false)) {
+    JudgeLowerBound(ci, claimed, &v);
+    v.reason = absl::StrCat("claimed at least ", ClaimedText(r), ": ", v.reason);
+    return v;
+  }
   const auto [bl, bh] = LogBand(claimed, tolerance);
   const int sign = claimed > 1 ? 1 : claimed < 1 ? -1 : 0;
   const Judged j = Judge(std::log(ci.low), std::log(ci.high), bl, bh, sign,

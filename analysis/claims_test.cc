@@ -194,6 +194,35 @@ TEST(Rules, RatioWithinToleranceIsReproduced) {
   EXPECT_THAT(v[0].measured, HasSubstr("2x"));
 }
 
+// "More than Nx": a lower bound, judged by where the interval lies against
+// it, not by a band around an exact figure.
+TEST(Rules, ALowerBoundIsReproducedByAnythingAboveIt) {
+  auto at_least = [](double bound) {
+    Claim c = RatioClaim(bound);
+    c.rule["at_least"] = true;
+    return c;
+  };
+  const ResultsFile f = Synthetic({{"a/op:slow", kSlow}, {"a/op:fast", kFast}});  // 2x
+  Verdict above = Evaluate(at_least(1.5), {f})[0];
+  EXPECT_EQ(above.word, "reproduced") << above.reason;
+  EXPECT_THAT(above.reason, HasSubstr("claimed at least 1.5x"));
+  EXPECT_EQ(Evaluate(at_least(3), {f})[0].word, "direction-only");
+  EXPECT_EQ(Evaluate(at_least(2), {f})[0].word, "inconclusive");  // straddles it
+  const ResultsFile same = Synthetic({{"a/op:slow", kFast}, {"a/op:fast", kFast}});
+  EXPECT_EQ(Evaluate(at_least(3), {same})[0].word, "contradicted");
+  auto file = [](const nlohmann::json& rule) {
+    return nlohmann::json{{"claims", {{{"id", "T-1"}, {"source", "s"}, {"claim", "c"},
+                                       {"conditions", "d"}, {"experiment", "x"}, {"rule", rule}}}}}
+        .dump();
+  };
+  EXPECT_TRUE(ParseClaims(file(at_least(3).rule), "t.json").ok());
+  nlohmann::json bad = at_least(3).rule;
+  bad["at_least"] = "yes";
+  absl::StatusOr<std::vector<Claim>> refused = ParseClaims(file(bad), "t.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("'at_least' is true or false"));
+}
+
 TEST(Rules, RatioOutsideToleranceIsDirectionOnly) {
   EXPECT_EQ(
       Evaluate(RatioClaim(10), {Synthetic({{"a/op:slow", kSlow}, {"a/op:fast", kFast}})})[0].word,
