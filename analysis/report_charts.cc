@@ -1,8 +1,6 @@
 // report_charts.cc: the per-experiment charts: each row's repetitions as an SVG strip, by the
 // spec's x and split.
 
-#include "analysis/report_sections.h"
-
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -11,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "analysis/report_sections.h"
 #include "results_model/stats.h"
 
 namespace spawnlab {
@@ -40,8 +39,8 @@ struct Axis {
   double Fraction(double v) const {
     if (!log) return v / top;
     if (!(v > 0)) return 0;
-    return std::max(0.0, (std::log10(v) - std::log10(bottom)) /
-                             (std::log10(top) - std::log10(bottom)));
+    return std::max(0.0,
+                    (std::log10(v) - std::log10(bottom)) / (std::log10(top) - std::log10(bottom)));
   }
 };
 
@@ -108,9 +107,9 @@ std::string SpreadSvg(const std::string& title,
         &out,
         absl::StrFormat("<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
                         kLeft, kWidth - kRight, y_of(v), y_of(v)),
-        absl::StrFormat("<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", kLeft - 6,
-                        y_of(v) + 4,
-                        v == std::floor(v) ? absl::StrFormat("%.0f", v) : absl::StrFormat("%g", v)));
+        absl::StrFormat(
+            "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", kLeft - 6, y_of(v) + 4,
+            v == std::floor(v) ? absl::StrFormat("%.0f", v) : absl::StrFormat("%g", v)));
   }
   absl::StrAppend(&out, absl::StrFormat("<text x=\"16\" y=\"%d\" transform=\"rotate(-90 16 %d)\" "
                                         "text-anchor=\"middle\">%s</text>\n",
@@ -170,7 +169,8 @@ std::string OtherDims(const spawnlab::BenchName& name, const ChartSpec& spec) {
 // with an SVG beside it that shows every repetition. The SVGs go into `files`
 // as `<stem>-<n>.svg`, n counting from `*next`.
 std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::string& stem,
-                   const std::string& link_prefix, int* next, std::map<std::string, std::string>* files) {
+                   const std::string& link_prefix, int* next,
+                   std::map<std::string, std::string>* files) {
   std::string out;
   for (const ChartSpec& spec : report.charts) {
     // split value -> [(x value, samples in ns)] in file order.
@@ -228,11 +228,9 @@ std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::st
       const std::string title =
           absl::StrCat(split, spec.title, " (median, ", ascii, "; ", where, ")");
       const std::string svg = absl::StrCat(stem, "-", (*next)++, ".svg");
-      (*files)[svg] =
-          SpreadSvg(absl::StrCat(split, spec.title, " (each repetition, ", unit.name, "; ", where,
-                                 ")"),
-                    scaled,
-                    unit.name);
+      (*files)[svg] = SpreadSvg(
+          absl::StrCat(split, spec.title, " (each repetition, ", unit.name, "; ", where, ")"),
+          scaled, unit.name);
       // Mermaid spreads the labels under the bars; long ones collide, so
       // such a chart is drawn with its bars across and the labels beside.
       size_t label_chars = 0;

@@ -1,20 +1,19 @@
 // report_experiment.cc: one experiment's report page: rows, environment, across kernels, and the
 // sections in order.
 
-#include "analysis/report_sections.h"
-
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "results_model/stats.h"
+#include "analysis/report_sections.h"
 #include "results_model/context_keys.h"
+#include "results_model/stats.h"
 
 namespace spawnlab {
 namespace analysis {
@@ -140,8 +139,7 @@ std::string AcrossRow(const std::vector<const ResultsFile*>& files, const std::s
     const double p = testable ? MannWhitneyU(first->samples_ns, s->samples_ns) : std::nan("");
     absl::StrAppend(
         &out, absl::StrFormat(" %+.1f%%", change * 100), " (",
-        std::isnan(p) ? "n/a" : absl::StrCat("p ", p < 0.001 ? "" : "= ", FormatPValue(p)),
-        ") |");
+        std::isnan(p) ? "n/a" : absl::StrCat("p ", p < 0.001 ? "" : "= ", FormatPValue(p)), ") |");
   }
   return absl::StrCat(out, "\n");
 }
@@ -256,8 +254,8 @@ const ResultsFile* BestRun(const std::vector<const ResultsFile*>& files) {
 }
 
 std::string Line(const ResultsFile& f) {
-  return absl::StrCat("**", Cell(f.kernel()), " on ", Cell(f.host()), "**, git ",
-                      ShortRevision(f), ", started ", Ctx(f, "run.start"), ", ",
+  return absl::StrCat("**", Cell(f.kernel()), " on ", Cell(f.host()), "**, git ", ShortRevision(f),
+                      ", started ", Ctx(f, "run.start"), ", ",
                       f.quick() ? "a `--quick` smoke, " : "", NoisyMark(f));
 }
 
@@ -287,7 +285,8 @@ std::string RunDetail(const std::string& experiment, const ReportSpec& spec, con
     return absl::StrCat(page, RunConditions(f), RowsTable(f), "\n", Environment(f));
   }
   absl::StrAppend(&page, RunConditions(f), HeadlineSection(f),
-                  HarnessOverhead(f, spec.harness_overhead), KeyRatioTable(f, spec), Charts(f, spec, experiment, "../", next_svg, out));
+                  HarnessOverhead(f, spec.harness_overhead), KeyRatioTable(f, spec),
+                  Charts(f, spec, experiment, "../", next_svg, out));
   if (spec.has_cross_check) absl::StrAppend(&page, CrossCheck(f, spec.cross_check, all, reruns));
   if (!f.quick()) absl::StrAppend(&page, ReproducibilitySection(f, reruns));
   return absl::StrCat(page, CounterTables(f, spec), RowsTable(f), "\n", Environment(f));
@@ -306,8 +305,7 @@ std::string RunsTable(const std::vector<const ResultsFile*>& files,
                                           : Ctx(*f, spawnlab::keys::kRunKind);
     absl::StrAppend(&out, "| ", Cell(f->kernel()), " | ", Cell(f->host()), " | ",
                     Ctx(*f, "run.start"), " | ", ShortRevision(*f), " | ", kind, " | ",
-                    NoisyMark(*f), " | [", Leaf(page), "](", page,
-                    ") |\n");
+                    NoisyMark(*f), " | [", Leaf(page), "](", page, ") |\n");
   }
   return absl::StrCat(out, "\n");
 }
@@ -338,19 +336,17 @@ void ExperimentPages(const std::string& experiment, const ReportSpec& spec,
   }
   for (const ResultsFile* f : files) {
     const int first_svg = next_svg;
-    (*out)[pages.at(f)] =
-        RunDetail(experiment, spec, *f, all, reruns, &next_svg, out);
+    (*out)[pages.at(f)] = RunDetail(experiment, spec, *f, all, reruns, &next_svg, out);
     if (f != findings) continue;
     // The findings: the same charts, drawn from the same SVGs.
     int again = first_svg;
     std::map<std::string, std::string> same_svgs;
-    absl::StrAppend(
-        &main, "## Findings\n\nFrom the run that speaks best (a full run, quiet if there is ",
-        "one, then the newest): ", RunLine(*f), ". Everything it measured: [",
-        Leaf(pages.at(f)), "](", pages.at(f),
-        ").\n\n", HeadlineSection(*f), HarnessOverhead(*f, spec.harness_overhead),
-        KeyRatioTable(*f, spec),
-        Charts(*f, spec, experiment, "", &again, &same_svgs));
+    absl::StrAppend(&main,
+                    "## Findings\n\nFrom the run that speaks best (a full run, quiet if there is ",
+                    "one, then the newest): ", RunLine(*f), ". Everything it measured: [",
+                    Leaf(pages.at(f)), "](", pages.at(f), ").\n\n", HeadlineSection(*f),
+                    HarnessOverhead(*f, spec.harness_overhead), KeyRatioTable(*f, spec),
+                    Charts(*f, spec, experiment, "", &again, &same_svgs));
     if (spec.has_cross_check) absl::StrAppend(&main, CrossCheck(*f, spec.cross_check, all, reruns));
   }
   absl::StrAppend(&main, RunsTable(files, pages));

@@ -2,10 +2,9 @@
 // ratios, as its last screen showed them, from the declaration its results
 // record.
 
-#include "analysis/report_sections.h"
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analysis/report_sections.h"
 #include "results_model/context_keys.h"
 #include "results_model/headline.h"
 
@@ -17,8 +16,8 @@ std::string HeadlineSection(const ResultsFile& f) {
   if (declared == f.context.end()) return "";
   absl::StatusOr<Headline> h = ParseHeadline(declared->second);
   if (!h.ok()) {
-    return absl::StrCat("The run's headline could not be read: ",
-                        Cell(std::string(h.status().message())), "\n\n");
+    return absl::StrCat(
+        "The run's headline could not be read: ", Cell(std::string(h.status().message())), "\n\n");
   }
   const HeadlineTable t = ComputeHeadline(f, *h);
   if (t.empty()) return "";
@@ -42,11 +41,10 @@ std::string HeadlineSection(const ResultsFile& f) {
     for (const std::string& c : t.cols) {
       auto it = t.cells.find({r, c});
       absl::StrAppend(&out, " ",
-                      it == t.cells.end()
-                          ? "—"
-                          : absl::StrCat(InUnit(it->second.median, unit), " [",
-                                         InUnit(it->second.low, unit), ", ",
-                                         InUnit(it->second.high, unit), "]"),
+                      it == t.cells.end() ? "—"
+                                          : absl::StrCat(InUnit(it->second.median, unit), " [",
+                                                         InUnit(it->second.low, unit), ", ",
+                                                         InUnit(it->second.high, unit), "]"),
                       " |");
     }
     absl::StrAppend(&out, "\n");

@@ -1,7 +1,5 @@
 // report_index.cc: the index page: experiments, the feature matrix and the reproducibility summary.
 
-#include "analysis/report_sections.h"
-
 #include <cmath>
 #include <map>
 #include <optional>
@@ -13,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "analysis/compare.h"
+#include "analysis/report_sections.h"
 #include "results_model/context_keys.h"
 #include "results_model/headline.h"
 
@@ -136,9 +135,8 @@ std::string AtAGlance(const std::vector<const ResultsFile*>& files) {
     if (f == nullptr) continue;
     std::string answer = "—";
     auto declared = f->context.find(spawnlab::keys::kHeadline);
-    absl::StatusOr<Headline> h = declared == f->context.end()
-                                     ? absl::NotFoundError("none")
-                                     : ParseHeadline(declared->second);
+    absl::StatusOr<Headline> h = declared == f->context.end() ? absl::NotFoundError("none")
+                                                              : ParseHeadline(declared->second);
     if (h.ok()) {
       const HeadlineTable t = ComputeHeadline(*f, *h);
       std::vector<std::string> shown;

@@ -1,14 +1,13 @@
 // report_ledger.cc: the ledger of published claims: one conclusion per claim
 // and per part (claims.md), and every run's verdict (claims/runs.md).
 
-#include "analysis/report_sections.h"
-
 #include <map>
 #include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analysis/report_sections.h"
 
 namespace spawnlab {
 namespace analysis {
@@ -75,8 +74,7 @@ Conclusion Conclude(const std::vector<Verdict>& verdicts) {
     std::vector<std::string> others;
     for (const Verdict* v : aside) {
       const bool noisy = absl::StrContains(v->kernel, "(noisy run");
-      others.push_back(
-          absl::StrCat(run(v), noisy ? " (noisy)" : " (one process)", ": ", v->word));
+      others.push_back(absl::StrCat(run(v), noisy ? " (noisy)" : " (one process)", ": ", v->word));
     }
     absl::StrAppend(&c.runs, ". Set aside: ", absl::StrJoin(others, "; "));
   }
@@ -88,8 +86,8 @@ Conclusion Conclude(const std::vector<Verdict>& verdicts) {
 // second pointing at the first.
 std::string RunRow(const Claim& c, const Verdict& v, const std::vector<ResultsFile>& files,
                    std::map<std::string, std::string>& shown) {
-  const std::string who = absl::StrCat("| ", Label(c), " | ", Cell(c.source), " | ",
-                                       Cell(c.claim), " | ", Cell(c.conditions), " | ");
+  const std::string who = absl::StrCat("| ", Label(c), " | ", Cell(c.source), " | ", Cell(c.claim),
+                                       " | ", Cell(c.conditions), " | ");
   if (c.rule["kind"] == "reading") {
     return absl::StrCat(who, "**", v.word, "** | ", Cell(v.reason), " |\n");
   }

@@ -26,7 +26,8 @@ void PrintTable(const HeadlineTable& t, const Headline& h, std::ostream& out) {
   for (const auto& [dim, value] : h.fixed) {
     absl::StrAppend(&fixed, fixed.empty() ? "" : ", ", dim, ":", value);
   }
-  out << "\n" << (h.title.empty() ? "the answer" : h.title) << " (" << fixed << "; median ["
+  out << "\n"
+      << (h.title.empty() ? "the answer" : h.title) << " (" << fixed << "; median ["
       << "95% interval], " << unit << ")\n";
   std::vector<int> widths;
   for (const std::string& c : t.cols) widths.push_back(std::max<int>(19, c.size()));
@@ -37,11 +38,11 @@ void PrintTable(const HeadlineTable& t, const Headline& h, std::ostream& out) {
     out << absl::StrFormat("%-13s", r);
     for (size_t i = 0; i < t.cols.size(); ++i) {
       auto it = t.cells.find({r, t.cols[i]});
-      const std::string text =
-          it == t.cells.end() ? "—"
-                              : absl::StrCat(Figure(it->second.median * scale), " [",
-                                             Figure(it->second.low * scale), ", ",
-                                             Figure(it->second.high * scale), "]");
+      const std::string text = it == t.cells.end()
+                                   ? "—"
+                                   : absl::StrCat(Figure(it->second.median * scale), " [",
+                                                  Figure(it->second.low * scale), ", ",
+                                                  Figure(it->second.high * scale), "]");
       out << absl::StrFormat(" %*s", widths[i], text);
     }
     out << "\n";

@@ -26,8 +26,8 @@ void AddOnce(std::vector<std::string>& values, const std::string& v) {
 
 // The ratios of one declared HeadlineRatio, in the table's order of the
 // dimension that varies; values the table leaves out stay out.
-std::vector<LabelledRatio> RatiosOf(const ResultsFile& f, const HeadlineTable& t,
-                                    const Headline& h, const HeadlineRatio& hr) {
+std::vector<LabelledRatio> RatiosOf(const ResultsFile& f, const HeadlineTable& t, const Headline& h,
+                                    const HeadlineRatio& hr) {
   std::map<std::string, std::string> where = h.fixed;
   where.insert(hr.where.begin(), hr.where.end());
   const bool in_table = hr.by.dimension == h.row_dim || hr.by.dimension == h.col_dim;
@@ -39,8 +39,8 @@ std::vector<LabelledRatio> RatiosOf(const ResultsFile& f, const HeadlineTable& t
     const std::string& value = name->dims.at(hr.by.dimension);
     const auto at = std::find(order.begin(), order.end(), value);
     if (at == order.end() && in_table) continue;
-    kept.push_back({static_cast<size_t>(at - order.begin()),
-                    {absl::StrCat(value, " / ", hr.by.value), p}});
+    kept.push_back(
+        {static_cast<size_t>(at - order.begin()), {absl::StrCat(value, " / ", hr.by.value), p}});
   }
   std::stable_sort(kept.begin(), kept.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -56,8 +56,8 @@ nlohmann::json HeadlineToJson(const Headline& h) {
   for (const HeadlineRatio& r : h.ratios) {
     ratios.push_back({{"dimension", r.by.dimension}, {"value", r.by.value}, {"where", r.where}});
   }
-  return {{"title", h.title}, {"rows", h.row_dim}, {"cols", h.col_dim},
-          {"col_values", h.cols}, {"fixed", h.fixed}, {"ratios", ratios}};
+  return {{"title", h.title},     {"rows", h.row_dim}, {"cols", h.col_dim},
+          {"col_values", h.cols}, {"fixed", h.fixed},  {"ratios", ratios}};
 }
 
 absl::StatusOr<Headline> ParseHeadline(const std::string& text) {

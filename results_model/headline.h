@@ -33,8 +33,8 @@ struct HeadlineRatio {
 };
 
 struct Headline {
-  std::string title;             // the question it answers, one line
-  std::string row_dim, col_dim;  // the table's rows and columns
+  std::string title;                         // the question it answers, one line
+  std::string row_dim, col_dim;              // the table's rows and columns
   std::vector<std::string> cols;             // the columns, in order (empty: all, as run)
   std::map<std::string, std::string> fixed;  // every other dimension, held here
   std::vector<HeadlineRatio> ratios;

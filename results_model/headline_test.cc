@@ -17,11 +17,16 @@ ResultsFile File() {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [method, parent, t] :
        {std::tuple<std::string, std::string, double>{"fork", "minimal", 100},
-        {"vfork", "minimal", 40}, {"fork", "1g", 2000}, {"vfork", "1g", 40}}) {
+        {"vfork", "minimal", 40},
+        {"fork", "1g", 2000},
+        {"vfork", "1g", 40}}) {
     const std::string name = "spawn/method:" + method + "/parent:" + parent;
     for (int k = 0; k < 3; ++k) {
-      rows.push_back({{"name", name}, {"run_name", name}, {"run_type", "iteration"},
-                      {"repetition_index", k}, {"real_time", t * (1 + 0.01 * k)},
+      rows.push_back({{"name", name},
+                      {"run_name", name},
+                      {"run_type", "iteration"},
+                      {"repetition_index", k},
+                      {"real_time", t * (1 + 0.01 * k)},
                       {"time_unit", "us"}});
     }
   }

@@ -68,7 +68,6 @@ ABSL_FLAG(int, max_connections, 10000,
 ABSL_FLAG(int64_t, handler_spin, 0,
           "Rounds of a busy loop per request before its answer: a CPU-heavy handler.");
 
-
 namespace spawnlab::accept {
 namespace {
 
@@ -231,9 +230,8 @@ void DieWithParent(pid_t parent_at_start) {
   }
   const int expect_parent = absl::GetFlag(FLAGS_expect_parent);
   if (expect_parent != 0 && parent != expect_parent) {
-    Fail(1, absl::StrCat("--die_with_parent: the parent is pid ", parent,
-                         ", not --expect_parent=", expect_parent,
-                         ": the process that started the server is gone"));
+    Fail(1, absl::StrCat("--die_with_parent: the parent is pid ", parent, ", not --expect_parent=",
+                         expect_parent, ": the process that started the server is gone"));
   }
 }
 

@@ -45,12 +45,12 @@
 #include "absl/strings/str_split.h"
 #include "bench/bench_lock.h"
 #include "bench/bench_processes.h"
-#include "results_model/bench_results.h"
 #include "bench/environment.h"
 #include "bench/run_record.h"
 #include "lib/runfiles.h"
 #include "lib/safe_file.h"
 #include "nlohmann/json.hpp"
+#include "results_model/bench_results.h"
 #include "results_model/context_keys.h"
 #include "results_model/stats.h"
 
@@ -368,7 +368,6 @@ int Usage() {
   return 2;
 }
 
-
 // What a run is asked for: the flags (see Usage), with the defaults filled in
 // by ResolveDefaults.
 struct Options {
@@ -507,17 +506,17 @@ void PrintMergedRows(const nlohmann::json& doc) {
 // The parent of a run of several processes: runs them one after another,
 // merges, prints and writes their rows. Returns the exit code.
 int RunAsProcesses(const Options& o, int argc, char** argv, const std::string& lock_story) {
-  std::vector<std::string> args = spawnlab::WithoutFlags(
-      std::vector<std::string>(argv, argv + argc),
-      {"--processes", "--rounds", "--out", "--lock", "--spawnlab_worker"});
+  std::vector<std::string> args =
+      spawnlab::WithoutFlags(std::vector<std::string>(argv, argv + argc),
+                             {"--processes", "--rounds", "--out", "--lock", "--spawnlab_worker"});
   fprintf(stderr, "crosscheck: %d processes, one after another, each %d rounds; results: %s\n",
           o.processes, o.rounds, o.out.c_str());
   absl::StatusOr<nlohmann::json> merged = spawnlab::RunProcesses(
       args, o.processes, o.out,
       [&](int k, const std::string& part) {
-        return std::vector<std::string>{
-            absl::StrCat("--spawnlab_worker=", k, "/", o.processes), "--processes=1",
-            absl::StrCat("--rounds=", o.rounds), "--lock=none", "--out=" + part};
+        return std::vector<std::string>{absl::StrCat("--spawnlab_worker=", k, "/", o.processes),
+                                        "--processes=1", absl::StrCat("--rounds=", o.rounds),
+                                        "--lock=none", "--out=" + part};
       },
       kCanaryRow);
   if (!merged.ok()) {
@@ -648,12 +647,12 @@ struct RowData {
 };
 
 void AddRow(const RowData& d, const Measurements& m, bool print, nlohmann::json& rows) {
-  const std::vector<double>& turns = m.adjacent.count(d.parent) ? m.adjacent.at(d.parent)
-                                                                 : std::vector<double>{};
+  const std::vector<double>& turns =
+      m.adjacent.count(d.parent) ? m.adjacent.at(d.parent) : std::vector<double>{};
   const std::vector<Shape>& sizes =
       m.shapes.count(d.parent) ? m.shapes.at(d.parent) : std::vector<Shape>{};
   for (size_t k = 0; k < d.reps.size(); ++k) {
-    nlohmann::json row = {{"name", d.name},         {"run_name", d.name},
+    nlohmann::json row = {{"name", d.name},          {"run_name", d.name},
                           {"run_type", "iteration"}, {"repetitions", d.reps.size()},
                           {"repetition_index", k},   {"iterations", d.iterations},
                           {"real_time", d.reps[k]},  {"cpu_time", 0.0},
@@ -701,18 +700,26 @@ nlohmann::json Rows(const Measurements& m, const Loop& loop, bool print) {
       if (!parent.runs(op)) continue;
       const std::string lat_row = RowName("lat_proc", op, parent);
       const std::vector<double> l = at(m.lat, lat_row);
-      AddRow({lat_row, parent.name, l,
-              {{"min", spawnlab::Min(l)}, {"median", spawnlab::Median(l)}}, loop.lat_n,
-              at(m.faults, lat_row), {}},
+      AddRow({lat_row,
+              parent.name,
+              l,
+              {{"min", spawnlab::Min(l)}, {"median", spawnlab::Median(l)}},
+              loop.lat_n,
+              at(m.faults, lat_row),
+              {}},
              m, print, rows);
       if (!SpawnBenchRuns(op, parent)) continue;
       const std::string row = RowName("spawnbench", op, parent);
       const std::vector<double> all = at(m.sb_all, row);
-      AddRow({row, parent.name, at(m.sb_rounds, row),
+      AddRow({row,
+              parent.name,
+              at(m.sb_rounds, row),
               {{"mean", spawnlab::Mean(all)},
                {"min", spawnlab::Min(all)},
                {"median", spawnlab::Median(at(m.sb_rounds, row))}},
-              loop.sb_n, at(m.faults, row), at(m.sb_fastest, row)},
+              loop.sb_n,
+              at(m.faults, row),
+              at(m.sb_fastest, row)},
              m, print, rows);
     }
   }

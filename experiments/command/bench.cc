@@ -27,6 +27,8 @@ namespace spawnlab {
 namespace {
 
 std::string child_path;
+// lmbench's kind of child (its hello): a C program linked against libc alone.
+std::string c_child_path;
 
 // Times `op` (which returns a Status) per iteration; fails the row on error.
 template <typename Op>
@@ -71,8 +73,8 @@ void BM_SpawnPath(benchmark::State& state) {
   });
 }
 
-void BM_RawRun(benchmark::State& state, SpawnMethod method) {
-  ExecSpec spec(child_path, {child_path});
+void BM_RawRun(benchmark::State& state, SpawnMethod method, const std::string* path) {
+  ExecSpec spec(*path, {*path});
   TimeEach(state, [&]() -> absl::Status {
     absl::StatusOr<Child> c = Spawn(method, spec);
     if (!c.ok()) return c.status();
@@ -109,9 +111,9 @@ void BM_StartOrWait(benchmark::State& state, bool use_command, bool time_start) 
   }
 }
 
-void BM_System(benchmark::State& state) {
-  TimeEach(state, []() -> absl::Status {
-    int r = std::system(child_path.c_str());
+void BM_System(benchmark::State& state, const std::string* path) {
+  TimeEach(state, [path]() -> absl::Status {
+    int r = std::system(path->c_str());
     if (r != 0) return absl::InternalError(absl::StrCat("system() returned ", r));
     return absl::OkStatus();
   });
@@ -140,6 +142,7 @@ void BM_Build(benchmark::State& state) {
 void Register(const BenchOptions& options) {
   child_path = absl::GetFlag(FLAGS_minimal_child);
   if (child_path.empty()) child_path = RunfileOrExit("lib/children/minimal_child");
+  if (c_child_path.empty()) c_child_path = RunfileOrExit("lib/children/dynamic_c_child");
   if (options.round == 0) {
     benchmark::AddCustomContext("command.spawn_method",
                                 std::string(SpawnMethodName(CommandSpawnMethod())));
@@ -151,10 +154,15 @@ void Register(const BenchOptions& options) {
   };
   add("command/api:command" + c + "/op:run", BM_CommandRun, false);
   add("command/api:spawn" + c + "/op:run", BM_SpawnPath);
-  add("command/api:posix_spawn" + c + "/op:run", BM_RawRun, SpawnMethod::kPosixSpawn);
-  add("command/api:vfork" + c + "/op:run", BM_RawRun, SpawnMethod::kVfork);
-  add("command/api:clone" + c + "/op:run", BM_RawRun, SpawnMethod::kClone);
-  add("command/api:system" + c + "/op:run", BM_System);
+  add("command/api:posix_spawn" + c + "/op:run", BM_RawRun, SpawnMethod::kPosixSpawn, &child_path);
+  add("command/api:vfork" + c + "/op:run", BM_RawRun, SpawnMethod::kVfork, &child_path);
+  add("command/api:clone" + c + "/op:run", BM_RawRun, SpawnMethod::kClone, &child_path);
+  add("command/api:system" + c + "/op:run", BM_System, &child_path);
+  // The shell against exec for lmbench's kind of child, as its lat_proc
+  // times them (the ledger's P-2).
+  add("command/api:posix_spawn/child:dynamic-c/op:run", BM_RawRun, SpawnMethod::kPosixSpawn,
+      &c_child_path);
+  add("command/api:system/child:dynamic-c/op:run", BM_System, &c_child_path);
   add("command/api:popen" + c + "/op:run", BM_Popen);
   add("command/api:command" + c + "/op:start", BM_StartOrWait, true, true);
   add("command/api:command" + c + "/op:wait", BM_StartOrWait, true, false);

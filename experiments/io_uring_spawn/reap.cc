@@ -174,8 +174,9 @@ absl::Status Reaper::SubmitReaps(Batch& batch, UringBatch& u) {
   for (size_t i = 0; i < n; ++i) {
     struct io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
     if (sqe == nullptr) {
-      return CancelInFlight(batch, u, absl::ResourceExhaustedError(absl::StrCat(
-                                          "io_uring submission queue full at child ", i, " of ", n)));
+      return CancelInFlight(batch, u,
+                            absl::ResourceExhaustedError(absl::StrCat(
+                                "io_uring submission queue full at child ", i, " of ", n)));
     }
     if (strategy_ == ReapStrategy::kUringPoll) {
       io_uring_prep_poll_add(sqe, batch.pidfd(i), POLLIN);
@@ -207,8 +208,8 @@ absl::Status Reaper::SubmitReaps(Batch& batch, UringBatch& u) {
 // A completion: the kernel reaped the child (WAITID, res >= 0) or says it can
 // be reaped (POLL); or an error, or -ECANCELED. False for a cancellation's
 // own completion.
-bool Reaper::TakeCompletion(Batch& batch, UringBatch& u, struct io_uring_cqe* cqe,
-                            size_t* index, int* res) {
+bool Reaper::TakeCompletion(Batch& batch, UringBatch& u, struct io_uring_cqe* cqe, size_t* index,
+                            int* res) {
   *index = static_cast<size_t>(io_uring_cqe_get_data64(cqe));
   *res = cqe->res;
   io_uring_cqe_seen(&ring_, cqe);
@@ -275,9 +276,8 @@ absl::Status Reaper::ReapAllByUring(Batch& batch) {
     }
     if (strategy_ == ReapStrategy::kUringPoll) {
       if (absl::Status s = ReapOne(batch, i); !s.ok()) return CancelInFlight(batch, u, s);
-    } else if (const siginfo_t& info = u.infos[i]; info.si_pid != batch.pid(i) ||
-                                                   info.si_code != CLD_EXITED ||
-                                                   info.si_status != 0) {
+    } else if (const siginfo_t& info = u.infos[i];
+               info.si_pid != batch.pid(i) || info.si_code != CLD_EXITED || info.si_status != 0) {
       return CancelInFlight(batch, u,
                             absl::InternalError(absl::StrCat(
                                 "waitid for ", batch.pid(i), " reported pid ", info.si_pid,
