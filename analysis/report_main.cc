@@ -21,9 +21,9 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/claims.h"
 #include "analysis/report.h"
-#include "results_model/results_file.h"
 #include "lib/runfiles.h"
 #include "lib/safe_file.h"
+#include "results_model/results_file.h"
 
 ABSL_FLAG(std::string, results, "", "Results folder (default: <workspace>/results).");
 ABSL_FLAG(std::string, reports, "", "Reports folder (default: <workspace>/reports).");
@@ -55,6 +55,59 @@ std::string ReadFile(const std::string& path) {
 
 }  // namespace
 
+namespace fs = std::filesystem;
+
+namespace {
+
+// Removes the generated reports that `files` no longer holds (a run's page in
+// an experiment's folder too); the links of a folder are not followed, and a
+// file without the generated marker is left alone.
+void RemoveStale(const std::string& reports_dir, const std::map<std::string, std::string>& files) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(reports_dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it.depth() > 0) it.disable_recursion_pending();  // one level of folders
+    if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
+    const std::string name = fs::relative(it->path(), reports_dir, ec).generic_string();
+    if (!(absl::EndsWith(name, ".md") || absl::EndsWith(name, ".svg")) || files.count(name)) {
+      continue;
+    }
+    if (absl::StartsWith(ReadFile(it->path().string()), spawnlab::analysis::kGeneratedMarker)) {
+      fs::remove(it->path(), ec);
+    }
+  }
+}
+
+// Writes each changed file whole or not at all (a full disk leaves the
+// previous file, not half an SVG); a run's page goes into its experiment's
+// folder, made here, and a link planted in its place is refused rather than
+// followed. Returns how many files changed.
+absl::StatusOr<int> WriteReports(const std::string& reports_dir,
+                                 const std::map<std::string, std::string>& files) {
+  int written = 0;
+  for (const auto& [name, text] : files) {
+    const std::string path = absl::StrCat(reports_dir, "/", name);
+    if (const fs::path dir = fs::path(path).parent_path(); dir != fs::path(reports_dir)) {
+      std::error_code ec;
+      if (fs::is_symlink(fs::symlink_status(dir, ec))) {
+        return absl::FailedPreconditionError(
+            absl::StrCat(dir.string(), " is a symbolic link; not written through"));
+      }
+      fs::create_directory(dir, ec);
+      if (ec) {
+        return absl::InternalError(
+            absl::StrCat("cannot create ", dir.string(), ": ", ec.message()));
+      }
+    }
+    if (ReadFile(path) == text) continue;  // unchanged: leave the file as it is
+    if (absl::Status s = spawnlab::WriteFileAtomically(path, text); !s.ok()) return s;
+    ++written;
+  }
+  return written;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("Turns results/ into the markdown reports of reports/.");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
@@ -82,7 +135,8 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << results_dir << " is not a folder (give --results=DIR)\n";
     return 2;
   }
-  absl::StatusOr<std::vector<spawnlab::analysis::Claim>> claims = spawnlab::analysis::LoadClaims(claims_path);
+  absl::StatusOr<std::vector<spawnlab::analysis::Claim>> claims =
+      spawnlab::analysis::LoadClaims(claims_path);
   if (!claims.ok()) {
     std::cerr << "error: " << claims.status().message() << "\n";
     return 2;
@@ -117,7 +171,6 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(reports_dir, ec);
   if (ec) {
@@ -125,46 +178,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::map<std::string, std::string> files = spawnlab::analysis::BuildReports(set, *claims, *specs);
-  // Remove generated reports that are no longer produced (a run's page in an
-  // experiment's folder too); the links of a folder are not followed.
-  for (auto it = fs::recursive_directory_iterator(reports_dir, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it.depth() > 0) it.disable_recursion_pending();  // one level of folders
-    if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
-    const std::string name = fs::relative(it->path(), reports_dir, ec).generic_string();
-    if (!(absl::EndsWith(name, ".md") || absl::EndsWith(name, ".svg")) || files.count(name)) {
-      continue;
-    }
-    if (absl::StartsWith(ReadFile(it->path().string()), spawnlab::analysis::kGeneratedMarker)) {
-      fs::remove(it->path(), ec);
-    }
+  RemoveStale(reports_dir, files);
+  absl::StatusOr<int> written = WriteReports(reports_dir, files);
+  if (!written.ok()) {
+    std::cerr << "error: " << written.status().message() << "\n";
+    return 2;
   }
-  ec.clear();
-  int written = 0;
-  for (const auto& [name, text] : files) {
-    std::string path = absl::StrCat(reports_dir, "/", name);
-    // A run's page goes into its experiment's folder, made here; a link
-    // planted in its place is refused rather than followed.
-    if (const fs::path dir = fs::path(path).parent_path(); dir != fs::path(reports_dir)) {
-      if (fs::is_symlink(fs::symlink_status(dir, ec))) {
-        std::cerr << "error: " << dir.string() << " is a symbolic link; not written through\n";
-        return 2;
-      }
-      fs::create_directory(dir, ec);
-      if (ec) {
-        std::cerr << "error: cannot create " << dir.string() << ": " << ec.message() << "\n";
-        return 2;
-      }
-    }
-    if (ReadFile(path) == text) continue;  // unchanged: leave the file as it is
-    // Whole or not at all: a full disk leaves the previous file, not half an SVG.
-    if (absl::Status s = spawnlab::WriteFileAtomically(path, text); !s.ok()) {
-      std::cerr << "error: " << s.message() << "\n";
-      return 2;
-    }
-    ++written;
-  }
-  std::cerr << "reports: " << files.size() << " files in " << reports_dir << " (" << written
+  std::cerr << "reports: " << files.size() << " files in " << reports_dir << " (" << *written
             << " changed) from " << set.files.size() << " results files";
   if (!set.errors.empty()) std::cerr << "; " << set.errors.size() << " could not be read";
   std::cerr << "\n";
