@@ -241,24 +241,6 @@ int Standing(const ResultsFile& f) {
   return breadth * 2 + (NoisyMark(f) == "quiet" ? 1 : 0);
 }
 
-const ResultsFile* BestRun(const std::vector<const ResultsFile*>& files) {
-  const ResultsFile* best = nullptr;
-  for (const ResultsFile* f : files) {
-    if (f->uml()) continue;
-    if (best == nullptr || Standing(*f) > Standing(*best) ||
-        (Standing(*f) == Standing(*best) && Ctx(*f, "run.start") > Ctx(*best, "run.start"))) {
-      best = f;
-    }
-  }
-  return best;
-}
-
-std::string Line(const ResultsFile& f) {
-  return absl::StrCat("**", Cell(f.kernel()), " on ", Cell(f.host()), "**, git ", ShortRevision(f),
-                      ", started ", Ctx(f, "run.start"), ", ",
-                      f.quick() ? "a `--quick` smoke, " : "", NoisyMark(f));
-}
-
 // Everything one run measured: its conditions, sections and rows.
 std::string RunDetail(const std::string& experiment, const ReportSpec& spec, const ResultsFile& f,
                       const std::vector<const ResultsFile*>& all,
@@ -313,10 +295,22 @@ std::string RunsTable(const std::vector<const ResultsFile*>& files,
 }  // namespace
 
 const ResultsFile* FindingsRun(const std::vector<const ResultsFile*>& files) {
-  return BestRun(files);
+  const ResultsFile* best = nullptr;
+  for (const ResultsFile* f : files) {
+    if (f->uml()) continue;
+    if (best == nullptr || Standing(*f) > Standing(*best) ||
+        (Standing(*f) == Standing(*best) && Ctx(*f, "run.start") > Ctx(*best, "run.start"))) {
+      best = f;
+    }
+  }
+  return best;
 }
 
-std::string RunLine(const ResultsFile& f) { return Line(f); }
+std::string RunLine(const ResultsFile& f) {
+  return absl::StrCat("**", Cell(f.kernel()), " on ", Cell(f.host()), "**, git ", ShortRevision(f),
+                      ", started ", Ctx(f, "run.start"), ", ",
+                      f.quick() ? "a `--quick` smoke, " : "", NoisyMark(f));
+}
 
 void ExperimentPages(const std::string& experiment, const ReportSpec& spec,
                      const std::vector<const ResultsFile*>& files_in,
