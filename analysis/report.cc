@@ -16,7 +16,7 @@ std::map<std::string, std::string> BuildReports(const ResultsSet& results,
   const std::vector<const ResultsFile*> files = Sorted(results);
   std::map<std::string, int> counts;
   out["claims.md"] = Ledger(claims, results.files, &counts, &out);
-  out["README.md"] = Index(files, results, counts);
+  out["README.md"] = Index(files, results, specs, counts);
   std::map<std::string, std::vector<const ResultsFile*>> by_experiment;
   for (const ResultsFile* f : files) {
     // The name becomes a file name: keep it to [a-z0-9_-].

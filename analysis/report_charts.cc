@@ -214,12 +214,13 @@ std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::st
         for (double& y : v) y /= unit.ns;
       }
       std::vector<std::string> xs, ys;
-      double max = 0;
+      double max = 0, min_positive = 0;
       for (const auto& [x, v] : scaled) {
         const double y = Median(v);
         xs.push_back(absl::StrCat("\"", x, "\""));
         ys.push_back(absl::StrFormat(y < 10 ? "%.2f" : "%.1f", y));
         max = std::max(max, y);
+        if (y > 0 && (min_positive == 0 || y < min_positive)) min_positive = y;
       }
       // Each title says where and how the run was made: a chart copied out of
       // its page still names its kernel, host and statistic.
@@ -231,6 +232,13 @@ std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::st
       (*files)[svg] = SpreadSvg(
           absl::StrCat(split, spec.title, " (each repetition, ", unit.name, "; ", where, ")"),
           scaled, unit.name);
+      if (min_positive > 0 && max / min_positive > 20) {
+        // Mermaid has no log scale: beside a bar 20 times its height, a bar
+        // is a sliver. The SVG, on a log scale, is the chart then.
+        absl::StrAppend(&out, "![", title, "](", link_prefix, svg, ")\n\n",
+                        "On a log scale: its bars span more than 20x. Dots: each repetition.\n\n");
+        continue;
+      }
       // Mermaid spreads the labels under the bars; long ones collide, so
       // such a chart is drawn with its bars across and the labels beside.
       size_t label_chars = 0;

@@ -266,7 +266,7 @@ std::string RunDetail(const std::string& experiment, const ReportSpec& spec, con
   if (f.uml()) {  // its times would only mislead: which rows ran, and why others did not
     return absl::StrCat(page, RunConditions(f), RowsTable(f), "\n", Environment(f));
   }
-  absl::StrAppend(&page, RunConditions(f), HeadlineSection(f),
+  absl::StrAppend(&page, RunConditions(f), HeadlineSection(f, spec.headline),
                   HarnessOverhead(f, spec.harness_overhead), KeyRatioTable(f, spec),
                   Charts(f, spec, experiment, "../", next_svg, out));
   if (spec.has_cross_check) absl::StrAppend(&page, CrossCheck(f, spec.cross_check, all, reruns));
@@ -338,7 +338,7 @@ void ExperimentPages(const std::string& experiment, const ReportSpec& spec,
     absl::StrAppend(&main,
                     "## Findings\n\nFrom the run that speaks best (a full run, quiet if there is ",
                     "one, then the newest): ", RunLine(*f), ". Everything it measured: [",
-                    Leaf(pages.at(f)), "](", pages.at(f), ").\n\n", HeadlineSection(*f),
+                    Leaf(pages.at(f)), "](", pages.at(f), ").\n\n", HeadlineSection(*f, spec.headline),
                     HarnessOverhead(*f, spec.harness_overhead), KeyRatioTable(*f, spec),
                     Charts(*f, spec, experiment, "", &again, &same_svgs));
     if (spec.has_cross_check) absl::StrAppend(&main, CrossCheck(*f, spec.cross_check, all, reruns));

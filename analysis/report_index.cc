@@ -121,34 +121,47 @@ std::string ReproducibilityIndex(const std::vector<const ResultsFile*>& files,
       "within the targets |\n", "|---|---|---:|---:|---:|---:|---:|---|---|\n", rows);
 }
 
-// Each experiment on one line: the run its findings come from and, where
-// that run recorded the bench's headline, its first ratios.
-std::string AtAGlance(const std::vector<const ResultsFile*>& files) {
+// A run's answer in a few ratios: its headline's first four, else its first
+// key ratios; "—" where it has neither.
+std::string AnswerRatios(const ResultsFile& f, const ReportSpec& spec) {
+  std::vector<std::string> shown;
+  absl::StatusOr<Headline> h = HeadlineOf(f, spec.headline);
+  if (h.ok()) {
+    const HeadlineTable t = ComputeHeadline(f, *h);
+    for (const auto& [heading, ratios] : t.ratios) {
+      for (const LabelledRatio& r : ratios) {
+        if (shown.size() < 4) {
+          shown.push_back(absl::StrFormat("%s %.2fx", Cell(r.label), r.ratio.median));
+        }
+      }
+    }
+  }
+  if (!shown.empty()) return absl::StrJoin(shown, "; ");
+  for (const KeyRatioSpec& k : spec.key_ratios) {
+    const KeyRatioValue v = ComputeKeyRatio(f, k);
+    if (v.measured()) shown.push_back(absl::StrFormat("%s: %.2fx", Cell(k.what), v.judged));
+    if (shown.size() >= 3) break;
+  }
+  return shown.empty() ? "—" : absl::StrJoin(shown, "; ");
+}
+
+// Each experiment on one line: the run its findings come from and its answer
+// in a few ratios.
+std::string AtAGlance(const std::vector<const ResultsFile*>& files,
+                      const std::map<std::string, ReportSpec>& specs) {
   std::map<std::string, std::vector<const ResultsFile*>> by_experiment;
   for (const ResultsFile* f : files) by_experiment[f->experiment()].push_back(f);
   std::string out =
       "## At a glance\n\nEach experiment's findings come from the run that speaks best (a "
-      "full run, quiet if there is one, then the newest); its page has them in full.\n\n"
+      "full run, quiet if there is one, then the newest); its page has them in full. The "
+      "ratios are its headline's (each row over the baseline named, paired within rounds), "
+      "or, where it declares none, its first key ratios.\n\n"
       "| experiment | findings from | the answer's ratios | page |\n|---|---|---|---|\n";
   for (const auto& [experiment, group] : by_experiment) {
     const ResultsFile* f = FindingsRun(group);
     if (f == nullptr) continue;
-    std::string answer = "—";
-    auto declared = f->context.find(spawnlab::keys::kHeadline);
-    absl::StatusOr<Headline> h = declared == f->context.end() ? absl::NotFoundError("none")
-                                                              : ParseHeadline(declared->second);
-    if (h.ok()) {
-      const HeadlineTable t = ComputeHeadline(*f, *h);
-      std::vector<std::string> shown;
-      for (const auto& [heading, ratios] : t.ratios) {
-        for (const LabelledRatio& r : ratios) {
-          if (shown.size() < 4) {
-            shown.push_back(absl::StrFormat("%s %.2fx", Cell(r.label), r.ratio.median));
-          }
-        }
-      }
-      if (!shown.empty()) answer = absl::StrJoin(shown, "; ");
-    }
+    auto spec = specs.find(experiment);
+    const std::string answer = AnswerRatios(*f, spec == specs.end() ? ReportSpec{} : spec->second);
     absl::StrAppend(&out, "| ", Cell(experiment), " | ", RunLine(*f), " | ", answer, " | [",
                     Cell(experiment), ".md](", Cell(experiment), ".md) |\n");
   }
@@ -158,14 +171,15 @@ std::string AtAGlance(const std::vector<const ResultsFile*>& files) {
 }  // namespace
 
 std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet& set,
+                  const std::map<std::string, ReportSpec>& specs,
                   const std::map<std::string, int>& verdict_counts) {
-  std::string out =
-      absl::StrCat(kGeneratedMarker, "\n\n# spawnlab reports\n\n",
-                   "Generated from the results files under `results/`. The claims ledger is in ",
-                   "[claims.md](claims.md).\n\n", AtAGlance(files), "## Machines and kernels\n\n",
-                   "| kernel | host | CPU | CPUs | virtualization | THP | ASLR | glibc | compiler "
-                   "| revisions |\n",
-                   "|---|---|---|---:|---|---|---|---|---|---|\n");
+  std::string out = absl::StrCat(
+      kGeneratedMarker, "\n\n# spawnlab reports\n\n",
+      "Generated from the results files under `results/`. The claims ledger is in ",
+      "[claims.md](claims.md).\n\n", AtAGlance(files, specs), "## Machines and kernels\n\n",
+      "| kernel | host | CPU | CPUs | virtualization | THP | ASLR | glibc | compiler "
+      "| revisions |\n",
+      "|---|---|---|---:|---|---|---|---|---|---|\n");
   // One row per kernel and host, with every git revision its results came from.
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::set<std::string>>,
            KernelHostLess>

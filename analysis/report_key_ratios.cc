@@ -1,46 +1,60 @@
 // report_key_ratios.cc: the key-ratios section: each spec'd ratio with its interval and bound.
 
-#include "analysis/report_sections.h"
-
 #include <cmath>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "results_model/stats.h"
+#include "analysis/report_sections.h"
 #include "results_model/bench_results.h"
+#include "results_model/stats.h"
 
 namespace spawnlab {
 namespace analysis {
 
+KeyRatioValue ComputeKeyRatio(const ResultsFile& f, const KeyRatioSpec& k) {
+  KeyRatioValue v;
+  v.numerator = f.Find(k.numerator);
+  for (const std::string& d : k.denominators) {
+    const Series* s = f.Find(d);
+    if (s != nullptr && s->measured() &&
+        (v.denominator == nullptr || s->Median() < v.denominator->Median())) {
+      v.denominator = s;
+    }
+  }
+  if (v.numerator == nullptr || v.denominator == nullptr || !v.numerator->measured()) {
+    v.numerator = v.denominator = nullptr;
+    return v;
+  }
+  v.of_medians = v.numerator->Median() / v.denominator->Median();
+  const std::vector<double> paired =
+      spawnlab::RoundRatios(v.numerator->samples_ns, v.denominator->samples_ns);
+  v.paired = paired.size() >= 2;
+  v.judged = v.paired ? spawnlab::Median(paired) : v.of_medians;
+  if (v.paired) std::tie(v.low, v.high) = spawnlab::MedianInterval(paired);
+  return v;
+}
+
 std::string KeyRatioTable(const ResultsFile& f, const ReportSpec& spec) {
   std::string rows;
   for (const KeyRatioSpec& k : spec.key_ratios) {
-    const Series* num = f.Find(k.numerator);
-    const Series* den = nullptr;
-    for (const std::string& d : k.denominators) {
-      const Series* s = f.Find(d);
-      if (s != nullptr && s->measured() && (den == nullptr || s->Median() < den->Median())) den = s;
-    }
-    if (num == nullptr || den == nullptr || !num->measured()) {
+    const KeyRatioValue v = ComputeKeyRatio(f, k);
+    if (!v.measured()) {
       absl::StrAppend(&rows, "| ", k.what, " | rows missing | | | |\n");
       continue;
     }
-    const double ratio = num->Median() / den->Median();
+    const Series* num = v.numerator;
+    const Series* den = v.denominator;
     const double p = num->samples_ns.size() >= 2 && den->samples_ns.size() >= 2
                          ? MannWhitneyU(num->samples_ns, den->samples_ns)
                          : std::nan("");
-    const std::vector<double> paired = spawnlab::RoundRatios(num->samples_ns, den->samples_ns);
-    const bool have_paired = paired.size() >= 2;
-    const double judged = have_paired ? spawnlab::Median(paired) : ratio;
-    std::string paired_cell = "—";
-    if (have_paired) {
-      const auto [low, high] = spawnlab::MedianInterval(paired);
-      paired_cell = absl::StrFormat("%.3f [%.3f, %.3f]", judged, low, high);
-    }
+    const std::string paired_cell =
+        v.paired ? absl::StrFormat("%.3f [%.3f, %.3f]", v.judged, v.low, v.high) : "—";
     absl::StrAppend(
         &rows, "| ", k.what, " | `", den->name, "` | ", paired_cell, " | ",
-        absl::StrFormat("%.3f (%+.1f%%)", ratio, (ratio - 1) * 100), " | ", FormatPValue(p), " | ",
-        absl::StrFormat("%s %.2f", judged <= k.bound ? "met: at most" : "**missed**: at most",
+        absl::StrFormat("%.3f (%+.1f%%)", v.of_medians, (v.of_medians - 1) * 100), " | ",
+        FormatPValue(p), " | ",
+        absl::StrFormat("%s %.2f", v.judged <= k.bound ? "met: at most" : "**missed**: at most",
                         k.bound),
         " |\n");
   }

@@ -76,9 +76,25 @@ std::string CrossCheck(const ResultsFile& bench, const CrossCheckSpec& spec,
 // What the harness's own row (ReportSpec::harness_overhead) costs.
 std::string HarnessOverhead(const ResultsFile& f, const std::string& row);
 
-// The bench's answer: its headline table and ratios, where its results record
-// the declaration (keys::kHeadline); empty otherwise.
-std::string HeadlineSection(const ResultsFile& f);
+// The bench's answer: its headline table and ratios (HeadlineOf); empty where
+// no headline is declared or none of its rows was measured.
+std::string HeadlineSection(const ResultsFile& f, const Headline& declared);
+
+// The headline a run is read by: the spec's declaration where there is one,
+// else the one its results record; NotFound where neither is.
+absl::StatusOr<Headline> HeadlineOf(const ResultsFile& f, const Headline& declared);
+
+// One key ratio of a run: median(numerator) over the least median among the
+// denominators, paired within rounds where both have two or more (judged on
+// that median, with its 95% interval [low, high]), else of medians.
+struct KeyRatioValue {
+  const Series* numerator = nullptr;    // null where a row is missing
+  const Series* denominator = nullptr;  // the fastest denominator measured
+  double of_medians = 0, judged = 0, low = 0, high = 0;
+  bool paired = false;
+  bool measured() const { return numerator != nullptr; }
+};
+KeyRatioValue ComputeKeyRatio(const ResultsFile& f, const KeyRatioSpec& k);
 
 // The key ratios (ReportSpec::key_ratios), paired within rounds, each with
 // its interval and whether it is within its bound.
@@ -120,6 +136,7 @@ std::string ReproducibilitySection(const ResultsFile& f, const std::vector<Resul
 
 // The index page (reports/README.md).
 std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet& set,
+                  const std::map<std::string, ReportSpec>& specs,
                   const std::map<std::string, int>& verdict_counts);
 
 // The ledger (reports/claims.md: a conclusion per claim and per part); every

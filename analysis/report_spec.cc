@@ -12,8 +12,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "results_model/bench_name.h"
 #include "nlohmann/json.hpp"
+#include "results_model/bench_name.h"
 
 namespace spawnlab {
 namespace analysis {
@@ -187,8 +187,7 @@ absl::Status ParseKeyRows(const Json& j, const std::string& where, ReportSpec& s
 // One pair of cross_check.pairs: the bench's ratio beside the original tool's.
 absl::Status ParsePair(const Json& j, const std::string& where, CrossCheckPair& pair) {
   Reader p(j, where);
-  SPEC_RETURN_IF_ERROR(
-      p.CheckKeys({"what", "bench", "cross_check", "own_statistic", "minimum"}));
+  SPEC_RETURN_IF_ERROR(p.CheckKeys({"what", "bench", "cross_check", "own_statistic", "minimum"}));
   SPEC_ASSIGN(pair.what, p.String("what"));
   SPEC_ASSIGN(pair.own_statistic, p.String("own_statistic"));
   if (pair.own_statistic != "mean" && pair.own_statistic != "min") {
@@ -238,7 +237,8 @@ absl::Status ParseCrossCheck(const Json& j, const std::string& where, ReportSpec
     if (!pairs.is_array() || pairs.empty()) return r.Error("needs an array 'pairs'");
     for (size_t i = 0; i < pairs.size(); ++i) {
       CrossCheckPair pair;
-      SPEC_RETURN_IF_ERROR(ParsePair(pairs[i], absl::StrCat(where, ": cross_check.pairs[", i, "]"), pair));
+      SPEC_RETURN_IF_ERROR(
+          ParsePair(pairs[i], absl::StrCat(where, ": cross_check.pairs[", i, "]"), pair));
       x.pairs.push_back(std::move(pair));
     }
     spec.has_cross_check = true;
@@ -251,9 +251,14 @@ absl::StatusOr<ReportSpec> Parse(const Json& j, const std::string& experiment,
   ReportSpec spec;
   spec.experiment = experiment;
   Reader top(j, where);
-  SPEC_RETURN_IF_ERROR(top.CheckKeys(
-      {"charts", "key_ratios", "counters", "harness_overhead", "key_rows", "cross_check"}));
+  SPEC_RETURN_IF_ERROR(top.CheckKeys({"charts", "key_ratios", "counters", "harness_overhead",
+                                      "key_rows", "cross_check", "headline"}));
   SPEC_RETURN_IF_ERROR(ParseCharts(j, where, spec));
+  if (j.contains("headline")) {
+    absl::StatusOr<Headline> h = ParseHeadline(j["headline"].dump());
+    if (!h.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", h.status().message()));
+    spec.headline = *std::move(h);
+  }
   SPEC_RETURN_IF_ERROR(ParseKeyRatios(j, where, spec));
   SPEC_RETURN_IF_ERROR(ParseCounters(j, where, spec));
   if (j.contains("harness_overhead")) {
@@ -351,6 +356,31 @@ std::vector<std::string> CheckSpecRows(const ReportSpec& spec,
     } else if (!c.split.empty() && selected(c.rows, c.split) == 0) {
       problems.push_back(absl::StrCat("charts[", i, "] (", c.title, "): no selected row has '",
                                       c.split, "' to split by"));
+    }
+  }
+  if (!spec.headline.empty()) {
+    // Every declared column and every ratio's baseline is a value some row of
+    // the table has.
+    std::set<std::pair<std::string, std::string>> values;
+    for (const auto& [name, row] : bench) {
+      if (!HeadlineSelects(spec.headline, row)) continue;
+      for (const auto& [dim, value] : row.dims) values.insert({dim, value});
+    }
+    const Headline& h = spec.headline;
+    if (values.empty()) {
+      problems.push_back(absl::StrCat("headline: no row has only '", h.row_dim, "', '", h.col_dim,
+                                      "' and the fixed dimensions, at the fixed values"));
+    }
+    for (const std::string& c : h.cols) {
+      if (!values.empty() && !values.count({h.col_dim, c})) {
+        problems.push_back(absl::StrCat("headline: no row of the table has ", h.col_dim, ":", c));
+      }
+    }
+    for (const HeadlineRatio& r : h.ratios) {
+      if (!values.empty() && !values.count({r.by.dimension, r.by.value})) {
+        problems.push_back(absl::StrCat("headline: no row of the table has ", r.by.dimension, ":",
+                                        r.by.value, " to divide by"));
+      }
     }
   }
   for (size_t i = 0; i < spec.key_ratios.size(); ++i) {

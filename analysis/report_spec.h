@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "results_model/bench_name.h"
+#include "results_model/headline.h"
 
 namespace spawnlab {
 namespace analysis {
@@ -95,6 +96,9 @@ struct ReportSpec {
   std::vector<std::string> key_rows;
   bool has_cross_check = false;
   CrossCheckSpec cross_check;
+  // The bench's answer (results_model/headline.h, in HeadlineToJson's form):
+  // its last screen and the findings of every run whose rows hold it.
+  Headline headline;
 };
 
 // Parses one spec; `experiment` names it, `path` names it in errors. An

@@ -154,6 +154,23 @@ TEST(ReportSpec, ARenamedRowIsNamed) {
               ElementsAre("charts[0] (t): no selected row has 'cpu' to split by"));
 }
 
+TEST(ReportSpec, AHeadlineNeedsItsRowsColumnsAndBaselines) {
+  absl::StatusOr<ReportSpec> s = ParseReportSpec(
+      R"({"headline": {"rows": "method", "cols": "parent", "col_values": ["a", "b"],
+                       "fixed": {"until": "exit"},
+                       "ratios": [{"dimension": "method", "value": "vfork"},
+                                  {"dimension": "method", "value": "clone"}]}})",
+      "foo", "foo/report.json");
+  ASSERT_THAT(s, IsOk()) << s.status();
+  EXPECT_EQ(s->headline.row_dim, "method");
+  EXPECT_THAT(CheckSpecRows(*s, kBenchRows, {}),
+              ElementsAre("headline: no row of the table has parent:b",
+                          "headline: no row of the table has method:clone to divide by"));
+  EXPECT_THAT(CheckSpecRows(*s, {"spawn/method:fork/parent:a/until:exit/cpu:1"}, {}),
+              ElementsAre(HasSubstr("headline: no row has only 'method', 'parent'")));
+  EXPECT_FALSE(ParseReportSpec(R"({"headline": {"rows": "method"}})", "foo", "f").ok());
+}
+
 TEST(ReportSpec, SelectsByFamilyAndFixedDimensions) {
   RowSelector sel{"spawn", {{"until", "exit"}}};
   EXPECT_TRUE(Selects(sel, "spawn/method:fork/until:exit/manual_time"));

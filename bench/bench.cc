@@ -5,9 +5,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,19 +39,19 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "bench/bench_lock.h"
-#include "results_model/bench_name.h"
 #include "bench/bench_processes.h"
-#include "results_model/bench_results.h"
-#include "results_model/benchmark_json.h"
 #include "bench/environment.h"
-#include "lib/pin.h"
 #include "bench/run_record.h"
+#include "lib/pin.h"
 #include "lib/runfiles.h"
 #include "lib/safe_file.h"
 #include "lib/spawn.h"
+#include "re2/re2.h"
+#include "results_model/bench_name.h"
+#include "results_model/bench_results.h"
+#include "results_model/benchmark_json.h"
 #include "results_model/context_keys.h"
 #include "results_model/stopping.h"
-#include "re2/re2.h"
 
 ABSL_FLAG(bool, quick, false,
           "A smoke run of a few seconds: 2 repetitions, short rows. Writes "
@@ -169,8 +169,6 @@ class ProgressTicker {
   std::thread thread_;
 };
 
-
-
 // The most rounds (--benchmark_repetitions) and processes a run may ask for,
 // and the longest repetition: every round registers every row anew, so an
 // unbounded count runs the machine out of memory before the first row runs.
@@ -262,7 +260,6 @@ void PrintSummary(const nlohmann::json& doc, const BenchDefaults& defaults, std:
   }
 }
 
-
 // The temporary results file and its private folder, removed if the run is
 // interrupted: a signal handler may only use what is async-signal-safe, so
 // fixed buffers.
@@ -326,7 +323,9 @@ void SetUsage(absl::string_view experiment) {
       "spawnlab bench '", experiment,
       "': measures, then writes Google Benchmark JSON with the machine's record.\n"
       "Google Benchmark's own --benchmark_* flags work too (--benchmark_filter=REGEX, "
-      "--benchmark_repetitions=N (rounds, 1 to ", kMaxRounds, "), --benchmark_min_time=S, "
+      "--benchmark_repetitions=N (rounds, 1 to ",
+      kMaxRounds,
+      "), --benchmark_min_time=S, "
       "--benchmark_format=console|json|csv, --benchmark_color, --benchmark_counters_tabular, "
       "--benchmark_list_tests, ...)."));
   // --help lists spawnlab's flags (this file's and the bench's own), not Abseil's.
@@ -367,7 +366,7 @@ struct Plan {
   double target = 0, max_seconds = 0;
   int rounds = 1;
   int rounds_per_process = 1;
-  bool headline_rows = false;   // only the bench's default_rows (no --full, no filter)
+  bool headline_rows = false;  // only the bench's default_rows (no --full, no filter)
   std::string default_rows;
   double min_time = 0;
   std::string run_kind, out, pinned = "none", lock_mode, lock_file;
@@ -397,8 +396,8 @@ absl::Status PlanStopping(const BenchDefaults& defaults, int asked, Plan& plan) 
         "--target=", target, ": expected a fraction from 0 to 1 (0.01: ±1%; 0: the default)"));
   }
   if (!(max_seconds >= 0 && max_seconds <= kMaxSeconds)) {
-    return absl::InvalidArgumentError(absl::StrCat("--max_seconds=", max_seconds,
-                                                   ": expected 0 (the default) to ", kMaxSeconds));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max_seconds=", max_seconds, ": expected 0 (the default) to ", kMaxSeconds));
   }
   if (asked > 0 && (target > 0 || max_seconds > 0)) {
     return absl::InvalidArgumentError(
@@ -420,9 +419,9 @@ absl::Status PlanSizes(const CommandLine& cl, const BenchDefaults& defaults, Pla
   plan.rounds = plan.quick ? 2 : std::max(1, defaults.rounds);
   if (std::optional<std::string> r = cl.Gb("benchmark_repetitions")) {
     if (!absl::SimpleAtoi(*r, &plan.rounds) || plan.rounds < 1 || plan.rounds > kMaxRounds) {
-      return absl::InvalidArgumentError(absl::StrCat("--benchmark_repetitions=", *r,
-                                                     ": expected a whole number of rounds from 1 to ",
-                                                     kMaxRounds));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--benchmark_repetitions=", *r,
+                       ": expected a whole number of rounds from 1 to ", kMaxRounds));
     }
   }
   if (plan.list_tests) plan.rounds = 1;
@@ -430,18 +429,19 @@ absl::Status PlanSizes(const CommandLine& cl, const BenchDefaults& defaults, Pla
   if (std::optional<std::string> t = cl.Gb("benchmark_min_time")) {
     if (!absl::SimpleAtod(*t, &plan.min_time) || !(plan.min_time > 0) ||
         plan.min_time > kMaxMinTime) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--benchmark_min_time=", *t, ": expected seconds, more than 0 and at most ", kMaxMinTime));
+      return absl::InvalidArgumentError(absl::StrCat("--benchmark_min_time=", *t,
+                                                     ": expected seconds, more than 0 and at most ",
+                                                     kMaxMinTime));
     }
   }
   const int asked = absl::GetFlag(FLAGS_processes);
   if (asked < 0 || asked > kMaxProcesses) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--processes=", asked, ": expected 1 to ", kMaxProcesses, " (0: the bench's default)"));
+    return absl::InvalidArgumentError(absl::StrCat("--processes=", asked, ": expected 1 to ",
+                                                   kMaxProcesses, " (0: the bench's default)"));
   }
-  plan.processes = asked > 0                            ? asked
-                   : plan.quick || plan.worker > 0      ? 1
-                                                        : std::max(1, defaults.processes);
+  plan.processes = asked > 0                       ? asked
+                   : plan.quick || plan.worker > 0 ? 1
+                                                   : std::max(1, defaults.processes);
   if (plan.processes > 1 && (!plan.we_write || plan.own_display)) {
     if (asked > 1) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -459,10 +459,10 @@ absl::Status PlanSizes(const CommandLine& cl, const BenchDefaults& defaults, Pla
 // Where the results go: never over a full run unless --out says so, never
 // through a link, never into a directory (found now, not after the run).
 absl::Status PlanOutput(Plan& plan) {
-  plan.run_kind = plan.quick            ? "quick"
-                  : plan.filter         ? "filtered"
+  plan.run_kind = plan.quick           ? "quick"
+                  : plan.filter        ? "filtered"
                   : plan.headline_rows ? "headline"
-                                        : "full";
+                                       : "full";
   plan.out = FromWorkingDirectory(absl::GetFlag(FLAGS_out));
   if (plan.out.empty()) {
     const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
@@ -507,8 +507,8 @@ absl::StatusOr<Plan> MakePlan(const CommandLine& cl, absl::string_view experimen
   plan.quick = absl::GetFlag(FLAGS_quick);
   plan.list_tests = cl.GbBool("benchmark_list_tests");
   plan.filter = cl.Gb("benchmark_filter");
-  plan.headline_rows = !plan.filter && !plan.quick && !absl::GetFlag(FLAGS_full) &&
-                       !defaults.default_rows.empty();
+  plan.headline_rows =
+      !plan.filter && !plan.quick && !absl::GetFlag(FLAGS_full) && !defaults.default_rows.empty();
   plan.default_rows = defaults.default_rows;
   plan.format = cl.Gb("benchmark_format");
   if (plan.format && *plan.format != "console" && *plan.format != "json" && *plan.format != "csv") {
@@ -579,11 +579,11 @@ void AddRunContext(const Plan& plan, const BenchDefaults& defaults) {
   // The key ratios' baseline, so that //analysis:compare --self_check finds
   // the ratios to compare without being told.
   if (!defaults.ratio_baselines.empty()) {
-    benchmark::AddCustomContext(keys::kRatioBaseline,
-                                absl::StrJoin(defaults.ratio_baselines, ",",
-                                              [](std::string* out, const RatioBaseline& by) {
-                                                absl::StrAppend(out, by.dimension, ":", by.value);
-                                              }));
+    benchmark::AddCustomContext(
+        keys::kRatioBaseline,
+        absl::StrJoin(defaults.ratio_baselines, ",", [](std::string* out, const RatioBaseline& by) {
+          absl::StrAppend(out, by.dimension, ":", by.value);
+        }));
   }
 }
 
@@ -624,7 +624,8 @@ std::unique_ptr<benchmark::BenchmarkReporter> UserReporter(const CommandLine& cl
   const std::string color = cl.Gb("benchmark_color").value_or("auto");
   const char* term = std::getenv("TERM");
   if (color == "true" || color == "yes" || color == "1" ||
-      (color == "auto" && isatty(STDOUT_FILENO) && term != nullptr && std::string(term) != "dumb")) {
+      (color == "auto" && isatty(STDOUT_FILENO) && term != nullptr &&
+       std::string(term) != "dumb")) {
     output |= benchmark::ConsoleReporter::OO_Color;
   }
   if (cl.GbBool("benchmark_counters_tabular")) output |= benchmark::ConsoleReporter::OO_Tabular;
@@ -686,10 +687,9 @@ absl::StatusOr<nlohmann::json> WriteResults(const Plan& plan, const std::string&
   const RowCounts counts = CountRows(doc);
   if (counts.measured == 0) {
     if (!plan.own_display) PrintSummary(doc, defaults, std::cout);
-    return absl::FailedPreconditionError(absl::StrCat("no row measured (", counts.skipped,
-                                                      " skipped, ", counts.failed,
-                                                      " failed); nothing written, ", plan.out,
-                                                      " is as it was"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("no row measured (", counts.skipped, " skipped, ", counts.failed,
+                     " failed); nothing written, ", plan.out, " is as it was"));
   }
   nlohmann::json& context = doc["context"];
   context.erase("host_name");  // the machine's name: spawnlab records host.id instead
@@ -716,7 +716,8 @@ int Conclude(const Plan& plan, const nlohmann::json& doc, const BenchDefaults& d
     const bool answered = !absl::GetFlag(FLAGS_rows) && !defaults.headline.empty() &&
                           PrintHeadline(ResultsOf(doc), defaults.headline, say);
     if (!answered) PrintSummary(doc, defaults, say);
-    if (answered) say << "\n(every row and key ratio: --rows; everything: the results file below)\n";
+    if (answered)
+      say << "\n(every row and key ratio: --rows; everything: the results file below)\n";
   }
   say << "\nrun: " << context.value("run.seconds", "?") << " s" << how
       << ", noisy: " << context.value("run.noisy", "?") << "\nresults: " << plan.out << " ("
@@ -758,7 +759,7 @@ std::string DescribeWorst(const Precision& p) {
 StopRule MakeStopRule(const Plan& plan, const BenchDefaults& defaults, std::string* stopped_by,
                       std::string* worst) {
   return [&plan, &defaults, stopped_by, worst](const nlohmann::json& merged, int k,
-                                              double elapsed) -> StopVerdict {
+                                               double elapsed) -> StopVerdict {
     const Precision p = KeyRatioPrecision(merged, defaults.ratio_baselines);
     *worst = DescribeWorst(p);
     StopVerdict v;
@@ -803,17 +804,16 @@ int RunInProcesses(const CommandLine& cl, const Plan& plan, const std::string& l
               << "each " << per_process << " rounds, pinned to CPU " << plan.pinned
               << "; results: " << plan.out << std::endl;
   }
-  const std::vector<std::string> flags = {"--processes", "--out", "--lock", "--lock_file",
-                                          "--benchmark_repetitions", "--spawnlab_worker",
-                                          "--target", "--max_seconds"};
+  const std::vector<std::string> flags = {
+      "--processes",       "--out",    "--lock",       "--lock_file", "--benchmark_repetitions",
+      "--spawnlab_worker", "--target", "--max_seconds"};
   std::string stopped_by = "a fixed plan (--processes)", worst;
   absl::StatusOr<nlohmann::json> merged = RunProcesses(
       WithoutFlags(cl.args, flags), plan.processes, plan.out,
       [&plan, per_process](int k, const std::string& part) {
         return std::vector<std::string>{
             absl::StrCat("--spawnlab_worker=", k, "/", plan.processes), "--processes=1",
-            absl::StrCat("--benchmark_repetitions=", per_process), "--lock=none",
-            "--out=" + part};
+            absl::StrCat("--benchmark_repetitions=", per_process), "--lock=none", "--out=" + part};
       },
       defaults.canary_row,
       plan.adaptive ? MakeStopRule(plan, defaults, &stopped_by, &worst) : StopRule());
@@ -829,11 +829,12 @@ int RunInProcesses(const CommandLine& cl, const Plan& plan, const std::string& l
   context[keys::kRepetitionsPerProcess] = absl::StrCat(per_process);
   context[keys::kRunKind] = plan.run_kind;
   context[keys::kRounds] = absl::StrCat(processes * per_process);
-  context[keys::kStoppingRule] =
-      plan.adaptive ? absl::StrFormat("every key ratio's 95%% interval over processes within "
-                                      "±%g%%, at least %d processes, at most %g s",
-                                      100 * plan.target, kMinProcesses, plan.max_seconds)
-                    : absl::StrCat("fixed: --processes=", plan.processes);
+  context[keys::kStoppingRule] = plan.adaptive
+                                     ? absl::StrFormat(
+                                           "every key ratio's 95%% interval over processes within "
+                                           "±%g%%, at least %d processes, at most %g s",
+                                           100 * plan.target, kMinProcesses, plan.max_seconds)
+                                     : absl::StrCat("fixed: --processes=", plan.processes);
   context[keys::kStoppingTarget] = absl::StrCat(plan.target);
   context[keys::kStoppingMaxSeconds] = absl::StrCat(plan.max_seconds);
   context[keys::kStoppedBy] = stopped_by;
@@ -904,7 +905,8 @@ int RunHere(const CommandLine& cl, const Plan& plan, const std::string& lock_sto
 benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
                                           const BenchOptions& /*options*/, Clock clock) {
   ++rows_registered;
-  b->ComputeStatistics("min", [](const std::vector<double>& v) { return v.empty() ? 0.0 : Min(v); });
+  b->ComputeStatistics("min",
+                       [](const std::vector<double>& v) { return v.empty() ? 0.0 : Min(v); });
   if (clock == Clock::kManual) return b->UseManualTime()->Unit(benchmark::kMicrosecond);
   return b->Unit(benchmark::kNanosecond);
 }
@@ -951,14 +953,42 @@ std::string FromWorkingDirectory(const std::string& path) {
   return absl::StrCat(cwd, "/", path);
 }
 
+}  // namespace spawnlab
+
+// The experiment's report.json, compiled into its bench by spawnlab_bench
+// (bench.bzl); absent (null) in a binary built without one.
+extern "C" const char kSpawnlabReportSpec[] __attribute__((weak));
+
+namespace spawnlab {
+
+absl::StatusOr<Headline> EmbeddedHeadline() {
+  if (kSpawnlabReportSpec == nullptr) return absl::NotFoundError("no report spec compiled in");
+  const nlohmann::json spec =
+      nlohmann::json::parse(kSpawnlabReportSpec, nullptr, /*allow_exceptions=*/false);
+  if (!spec.is_object()) return absl::InvalidArgumentError("report.json: not a JSON object");
+  if (!spec.contains("headline")) return absl::NotFoundError("report.json declares no headline");
+  return ParseHeadline(spec["headline"].dump());
+}
+
 int BenchMain(int argc, char** argv, absl::string_view experiment,
               const std::function<void(const BenchOptions&)>& register_benchmarks,
               BenchDefaults defaults) {
   SetUsage(experiment);
+  if (defaults.headline.empty()) {
+    // One declaration of the answer, the report spec's: the report's findings
+    // and this bench's last screen show the same table.
+    absl::StatusOr<Headline> h = EmbeddedHeadline();
+    if (h.ok()) {
+      defaults.headline = *std::move(h);
+    } else if (!absl::IsNotFound(h.status())) {
+      std::cerr << "error: " << h.status().message() << "\n";
+      return 2;
+    }
+  }
   const CommandLine cl = SplitCommandLine(argc, argv);
   absl::Status parsed = ParseOwnFlags(cl);
-  absl::StatusOr<Plan> plan = parsed.ok() ? MakePlan(cl, experiment, defaults)
-                                          : absl::StatusOr<Plan>(parsed);
+  absl::StatusOr<Plan> plan =
+      parsed.ok() ? MakePlan(cl, experiment, defaults) : absl::StatusOr<Plan>(parsed);
   if (!plan.ok()) {
     std::cerr << "error: " << plan.status().message() << "\n";
     return 2;
@@ -974,8 +1004,8 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   std::optional<BenchLock> lock;
   absl::StatusOr<std::string> lock_story = std::string("none taken (listing only)");
   if (!plan->list_tests) {
-    lock_story = TakeBenchLock(absl::StrCat(experiment, " bench"), plan->lock_mode,
-                               plan->lock_file, lock);
+    lock_story =
+        TakeBenchLock(absl::StrCat(experiment, " bench"), plan->lock_mode, plan->lock_file, lock);
   }
   if (!lock_story.ok()) {
     std::cerr << "error: " << lock_story.status().message() << "\n";

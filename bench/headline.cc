@@ -18,10 +18,11 @@ std::string Figure(double v) {
 }
 
 void PrintTable(const HeadlineTable& t, const Headline& h, std::ostream& out) {
-  // One unit for the table, so that its figures have three to five digits.
-  const auto [scale, unit] = t.largest >= 1e7   ? std::make_pair(1e-6, "ms")
-                             : t.largest >= 1e4 ? std::make_pair(1e-3, "us")
-                                                : std::make_pair(1.0, "ns");
+  // One unit for the table, the smallest cell's, so that every figure is a
+  // whole one (a 4 GiB parent's fork in thousands of us, vfork not 0.0263 ms).
+  const auto [scale, unit] = t.smallest >= 1e6   ? std::make_pair(1e-6, "ms")
+                             : t.smallest >= 1e3 ? std::make_pair(1e-3, "us")
+                                                 : std::make_pair(1.0, "ns");
   std::string fixed;
   for (const auto& [dim, value] : h.fixed) {
     absl::StrAppend(&fixed, fixed.empty() ? "" : ", ", dim, ":", value);
@@ -29,21 +30,31 @@ void PrintTable(const HeadlineTable& t, const Headline& h, std::ostream& out) {
   out << "\n"
       << (h.title.empty() ? "the answer" : h.title) << " (" << fixed << "; median ["
       << "95% interval], " << unit << ")\n";
+  // Each column as wide as its widest cell.
+  std::vector<std::vector<std::string>> cells;
   std::vector<int> widths;
-  for (const std::string& c : t.cols) widths.push_back(std::max<int>(19, c.size()));
-  out << absl::StrFormat("%-13s", absl::StrCat(h.row_dim, " \\ ", h.col_dim));
-  for (size_t i = 0; i < t.cols.size(); ++i) out << absl::StrFormat(" %*s", widths[i], t.cols[i]);
-  out << "\n";
+  for (const std::string& c : t.cols) widths.push_back(c.size());
   for (const std::string& r : t.rows) {
-    out << absl::StrFormat("%-13s", r);
+    cells.emplace_back();
     for (size_t i = 0; i < t.cols.size(); ++i) {
       auto it = t.cells.find({r, t.cols[i]});
-      const std::string text = it == t.cells.end()
-                                   ? "—"
-                                   : absl::StrCat(Figure(it->second.median * scale), " [",
-                                                  Figure(it->second.low * scale), ", ",
-                                                  Figure(it->second.high * scale), "]");
-      out << absl::StrFormat(" %*s", widths[i], text);
+      cells.back().push_back(it == t.cells.end()
+                                 ? "-"
+                                 : absl::StrCat(Figure(it->second.median * scale), " [",
+                                                Figure(it->second.low * scale), ", ",
+                                                Figure(it->second.high * scale), "]"));
+      widths[i] = std::max<int>(widths[i], cells.back().back().size());
+    }
+  }
+  int label_width = absl::StrCat(h.row_dim, " \\ ", h.col_dim).size();
+  for (const std::string& r : t.rows) label_width = std::max<int>(label_width, r.size());
+  out << absl::StrFormat("%-*s", label_width, absl::StrCat(h.row_dim, " \\ ", h.col_dim));
+  for (size_t i = 0; i < t.cols.size(); ++i) out << absl::StrFormat("  %*s", widths[i], t.cols[i]);
+  out << "\n";
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    out << absl::StrFormat("%-*s", label_width, t.rows[r]);
+    for (size_t i = 0; i < t.cols.size(); ++i) {
+      out << absl::StrFormat("  %*s", widths[i], cells[r][i]);
     }
     out << "\n";
   }

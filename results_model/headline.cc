@@ -20,6 +20,16 @@ bool Matches(const BenchName& name, const std::map<std::string, std::string>& di
   return true;
 }
 
+// Whether every dimension of `name` is the table's row or column or one the
+// headline holds fixed: a row with a dimension more (a variant such as
+// `clients:per-cpu`) is another question's and stays out of the table.
+bool OnlyHeldDims(const BenchName& name, const Headline& h) {
+  for (const auto& [dim, value] : name.dims) {
+    if (dim != h.row_dim && dim != h.col_dim && !h.fixed.count(dim)) return false;
+  }
+  return true;
+}
+
 void AddOnce(std::vector<std::string>& values, const std::string& v) {
   if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
 }
@@ -32,15 +42,27 @@ std::vector<LabelledRatio> RatiosOf(const ResultsFile& f, const HeadlineTable& t
   where.insert(hr.where.begin(), hr.where.end());
   const bool in_table = hr.by.dimension == h.row_dim || hr.by.dimension == h.col_dim;
   const std::vector<std::string>& order = hr.by.dimension == h.col_dim ? t.cols : t.rows;
-  std::vector<std::pair<size_t, LabelledRatio>> kept;
+  const std::vector<std::string>& other_order = hr.by.dimension == h.col_dim ? t.rows : t.cols;
+  std::vector<std::pair<std::pair<size_t, size_t>, LabelledRatio>> kept;
   for (const PairedRatio& p : PairedRatios(f, hr.by)) {
     absl::StatusOr<BenchName> name = ParseBenchName(p.row);
-    if (!name.ok() || !Matches(*name, where)) continue;
+    if (!name.ok() || !Matches(*name, where) || !OnlyHeldDims(*name, h)) continue;
     const std::string& value = name->dims.at(hr.by.dimension);
     const auto at = std::find(order.begin(), order.end(), value);
     if (at == order.end() && in_table) continue;
-    kept.push_back(
-        {static_cast<size_t>(at - order.begin()), {absl::StrCat(value, " / ", hr.by.value), p}});
+    // The table's other dimension, where the ratio does not hold it, tells
+    // apart two ratios of one value ("stripped / default, cache:cold").
+    std::string label = absl::StrCat(value, " / ", hr.by.value);
+    const std::string& other = hr.by.dimension == h.row_dim ? h.col_dim : h.row_dim;
+    auto o = name->dims.find(other);
+    if (in_table && !where.count(other) && o != name->dims.end() && other_order.size() > 1) {
+      absl::StrAppend(&label, ", ", other, ":", o->second);
+    }
+    const size_t other_at =
+        o == name->dims.end()
+            ? 0
+            : std::find(other_order.begin(), other_order.end(), o->second) - other_order.begin();
+    kept.push_back({{static_cast<size_t>(at - order.begin()), other_at}, {std::move(label), p}});
   }
   std::stable_sort(kept.begin(), kept.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -81,11 +103,16 @@ absl::StatusOr<Headline> ParseHeadline(const std::string& text) {
   return h;
 }
 
+bool HeadlineSelects(const Headline& h, const BenchName& name) {
+  return Matches(name, h.fixed) && OnlyHeldDims(name, h) && name.dims.count(h.row_dim) &&
+         name.dims.count(h.col_dim);
+}
+
 HeadlineTable ComputeHeadline(const ResultsFile& f, const Headline& h) {
   HeadlineTable t;
   t.cols = h.cols;
   for (const Series& s : f.series) {  // in the bench's order
-    if (!Matches(s.parsed, h.fixed) || s.samples_ns.empty()) continue;
+    if (!Matches(s.parsed, h.fixed) || !OnlyHeldDims(s.parsed, h) || s.samples_ns.empty()) continue;
     auto r = s.parsed.dims.find(h.row_dim), c = s.parsed.dims.find(h.col_dim);
     if (r == s.parsed.dims.end() || c == s.parsed.dims.end()) continue;
     if (!h.cols.empty() && std::find(h.cols.begin(), h.cols.end(), c->second) == h.cols.end()) {
@@ -99,6 +126,7 @@ HeadlineTable ComputeHeadline(const ResultsFile& f, const Headline& h) {
     std::tie(cell.low, cell.high) = MedianInterval(s.samples_ns);
     t.cells[{r->second, c->second}] = cell;
     t.largest = std::max(t.largest, cell.median);
+    t.smallest = t.smallest == 0 ? cell.median : std::min(t.smallest, cell.median);
   }
   if (t.cells.empty()) return t;
   for (const HeadlineRatio& hr : h.ratios) {

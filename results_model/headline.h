@@ -62,15 +62,21 @@ struct HeadlineTable {
   // columns' order where given).
   std::vector<std::string> rows, cols;
   std::map<std::pair<std::string, std::string>, HeadlineCell> cells;
-  double largest = 0;  // the largest median
+  double largest = 0;   // the largest median
+  double smallest = 0;  // the smallest median
   // Per declared ratio: its baseline's name ("over method:vfork") and its rows,
   // in the table's order.
   std::vector<std::pair<std::string, std::vector<LabelledRatio>>> ratios;
   bool empty() const { return cells.empty(); }
 };
 
-// The table of the rows of `f` that `h` selects; empty where none is measured.
+// The table of the rows of `f` that `h` selects (those with the fixed values
+// and no dimension besides its row, column and fixed ones); empty where none
+// is measured.
 HeadlineTable ComputeHeadline(const ResultsFile& f, const Headline& h);
+
+// Whether `h`'s table holds a row of this name (the rule above).
+bool HeadlineSelects(const Headline& h, const BenchName& name);
 
 }  // namespace spawnlab
 

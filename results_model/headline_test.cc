@@ -12,14 +12,16 @@ namespace {
 using ::spawnlab::testing::IsOk;
 using ::testing::ElementsAre;
 
-// Three rounds: fork and vfork from two parents, in us.
+// Three rounds: fork and vfork from two parents, in us, and a variant row
+// with one dimension more.
 ResultsFile File() {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [method, parent, t] :
        {std::tuple<std::string, std::string, double>{"fork", "minimal", 100},
         {"vfork", "minimal", 40},
         {"fork", "1g", 2000},
-        {"vfork", "1g", 40}}) {
+        {"vfork", "1g", 40},
+        {"fork", "1g/clients:per-cpu", 9000}}) {
     const std::string name = "spawn/method:" + method + "/parent:" + parent;
     for (int k = 0; k < 3; ++k) {
       rows.push_back({{"name", name},
@@ -53,6 +55,21 @@ TEST(ComputeHeadline, CellsInTheBenchsOrderAndRatiosWithoutTheBaseline) {
   ASSERT_EQ(t.ratios[0].second.size(), 1u);  // fork / vfork; not vfork / vfork
   EXPECT_EQ(t.ratios[0].second[0].label, "fork / vfork");
   EXPECT_NEAR(t.ratios[0].second[0].ratio.median, 2.5, 1e-9);
+}
+
+TEST(ComputeHeadline, ARowWithADimensionMoreStaysOut) {
+  const HeadlineTable t = ComputeHeadline(File(), Declared());
+  EXPECT_NEAR(t.cells.at({"fork", "1g"}).median, 2020000, 1);  // not the clients:per-cpu variant
+}
+
+TEST(ComputeHeadline, RatiosOverEveryColumnNameTheirColumn) {
+  Headline h = Declared();
+  h.ratios = {{{"method", "vfork"}, {}}};
+  const HeadlineTable t = ComputeHeadline(File(), h);
+  ASSERT_EQ(t.ratios.size(), 1u);
+  std::vector<std::string> labels;
+  for (const LabelledRatio& r : t.ratios[0].second) labels.push_back(r.label);
+  EXPECT_THAT(labels, ElementsAre("fork / vfork, parent:minimal", "fork / vfork, parent:1g"));
 }
 
 TEST(ComputeHeadline, NothingSelectedIsEmpty) {

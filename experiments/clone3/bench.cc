@@ -236,15 +236,9 @@ BenchDefaults Declare() {
   defaults.canary_row = "spawn/method:vfork/child:minimal/parent:minimal/until:exit";
   // The spawners' CPU time is the bench's: stop them before the run's record.
   defaults.after_run = [] { LiveParents().clear(); };
-  // The answer: each primitive's cost by the parent's size, to the child's
-  // first instruction (spawnbench's interval), then the ratios a user asks for.
-  defaults.headline.title = "what creating a process costs, by primitive and parent";
-  defaults.headline.row_dim = "method";
-  defaults.headline.col_dim = "parent";
-  defaults.headline.cols = {"minimal", "cxx", "1g-touched", "1g-touched-unplaced", "4g-touched"};
-  defaults.headline.fixed = {{"child", "minimal"}, {"until", "start"}};
-  defaults.headline.ratios = {{{"method", "vfork"}, {{"parent", "minimal"}}},
-                              {{"parent", "minimal"}, {{"method", "fork"}}}};
+  // The answer (report.json's "headline", compiled in): each primitive's cost
+  // by the parent's size, to the child's first instruction (spawnbench's
+  // interval), then the ratios a user asks for.
   // By default only the rows of that answer, and the canary; every child,
   // interval and parent with --full (the suite). Google Benchmark appends
   // "/manual_time" to the names it matches, hence no "$".
