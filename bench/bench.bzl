@@ -74,6 +74,8 @@ def spawnlab_bench(name, srcs, deps = [], data = [], expect = [], smoke_timeout_
         # still push a quick run past its timeout on a 2-core machine.
         tags = ["exclusive"],
     )
+    # Its README's figures are checked against the reports (//:readmes_and_reports).
+    native.exports_files(["README.md"], visibility = ["//:__pkg__"])
     if has_spec:
         # The analysis's own tests may read a real spec.
         native.exports_files(["report.json"], visibility = ["//analysis:__pkg__"])
