@@ -5,8 +5,9 @@
 // changes when the results do. A figure is a number with a unit of time, a
 // ratio or a share: "56.1 µs", "2.10x", "1.3–1.4x", "15%". Settings, bounds
 // and figures quoted from a source are not measurements: a README writes them
-// in a code span (`10 ms`, "within `2%`"), and they are not checked; nor is
-// the level of an interval ("95% interval").
+// in a code span (`10 ms`, within `2%`) or, a source's own words, in quotation
+// marks on one line; those are not checked, nor is the level of an interval
+// (a 95% interval).
 //
 //   std::vector<Figure> figures = FiguresIn(readme_text);
 //   std::vector<std::string> problems =
@@ -28,8 +29,8 @@ struct Figure {
   int line;          // 1-based
 };
 
-// The figures of a markdown text, outside code spans, fenced code blocks and
-// HTML comments. A range ("1.27x to 1.40x", "50–83%") gives both ends, each
+// The figures of a markdown text, outside code spans, fenced code blocks,
+// HTML comments and quotations. A range ("1.27x to 1.40x", "50–83%") gives both ends, each
 // with the unit. "us" is read as "µs" and "×" as "x".
 std::vector<Figure> FiguresIn(absl::string_view markdown);
 
