@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "absl/strings/str_cat.h"
 #include "analysis/report_sections.h"
 
 namespace spawnlab {
@@ -34,6 +35,22 @@ std::map<std::string, std::string> BuildReports(const ResultsSet& results,
                     results.reruns, &out);
   }
   return out;
+}
+
+std::string ExperimentsTable(const ResultsSet& results,
+                             const std::map<std::string, ReportSpec>& specs) {
+  return GlanceTable(Sorted(results), specs, "reports/", "");
+}
+
+absl::StatusOr<std::string> SpliceExperimentsTable(const std::string& readme,
+                                                   const std::string& table) {
+  const size_t begin = readme.find(kExperimentsBegin);
+  const size_t end = readme.find(kExperimentsEnd);
+  if (begin == std::string::npos || end == std::string::npos || end < begin) {
+    return absl::NotFoundError("no generated experiments table (its two marker lines)");
+  }
+  const size_t after_begin = begin + std::string(kExperimentsBegin).size();
+  return absl::StrCat(readme.substr(0, after_begin), "\n", table, readme.substr(end));
 }
 
 }  // namespace analysis

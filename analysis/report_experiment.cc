@@ -338,9 +338,9 @@ void ExperimentPages(const std::string& experiment, const ReportSpec& spec,
     absl::StrAppend(&main,
                     "## Findings\n\nFrom the run that speaks best (a full run, quiet if there is ",
                     "one, then the newest): ", RunLine(*f), ". Everything it measured: [",
-                    Leaf(pages.at(f)), "](", pages.at(f), ").\n\n", HeadlineSection(*f, spec.headline),
-                    HarnessOverhead(*f, spec.harness_overhead), KeyRatioTable(*f, spec),
-                    Charts(*f, spec, experiment, "", &again, &same_svgs));
+                    Leaf(pages.at(f)), "](", pages.at(f), ").\n\n",
+                    HeadlineSection(*f, spec.headline), HarnessOverhead(*f, spec.harness_overhead),
+                    KeyRatioTable(*f, spec), Charts(*f, spec, experiment, "", &again, &same_svgs));
     if (spec.has_cross_check) absl::StrAppend(&main, CrossCheck(*f, spec.cross_check, all, reruns));
   }
   absl::StrAppend(&main, RunsTable(files, pages));

@@ -145,27 +145,50 @@ std::string AnswerRatios(const ResultsFile& f, const ReportSpec& spec) {
   return shown.empty() ? "—" : absl::StrJoin(shown, "; ");
 }
 
-// Each experiment on one line: the run its findings come from and its answer
-// in a few ratios.
-std::string AtAGlance(const std::vector<const ResultsFile*>& files,
-                      const std::map<std::string, ReportSpec>& specs) {
+}  // namespace
+
+std::string GlanceTable(const std::vector<const ResultsFile*>& files,
+                        const std::map<std::string, ReportSpec>& specs,
+                        const std::string& reports_prefix, const std::string& repo_prefix) {
   std::map<std::string, std::vector<const ResultsFile*>> by_experiment;
   for (const ResultsFile* f : files) by_experiment[f->experiment()].push_back(f);
   std::string out =
-      "## At a glance\n\nEach experiment's findings come from the run that speaks best (a "
-      "full run, quiet if there is one, then the newest); its page has them in full. The "
-      "ratios are its headline's (each row over the baseline named, paired within rounds), "
-      "or, where it declares none, its first key ratios.\n\n"
-      "| experiment | findings from | the answer's ratios | page |\n|---|---|---|---|\n";
+      "| experiment | the question | the answer's ratios | findings from | run it |\n"
+      "|---|---|---|---|---|\n";
   for (const auto& [experiment, group] : by_experiment) {
     const ResultsFile* f = FindingsRun(group);
     if (f == nullptr) continue;
     auto spec = specs.find(experiment);
-    const std::string answer = AnswerRatios(*f, spec == specs.end() ? ReportSpec{} : spec->second);
-    absl::StrAppend(&out, "| ", Cell(experiment), " | ", RunLine(*f), " | ", answer, " | [",
-                    Cell(experiment), ".md](", Cell(experiment), ".md) |\n");
+    const ReportSpec none;
+    const ReportSpec& s = spec == specs.end() ? none : spec->second;
+    // Results with no spec and no headline (a cross-check's) answer nothing
+    // by themselves: their bench's page shows them.
+    if (spec == specs.end() && !HeadlineOf(*f, s.headline).ok()) continue;
+    const std::string name = Cell(experiment);
+    absl::StrAppend(
+        &out, "| [", name, "](", reports_prefix, name, ".md) | ",
+        s.question.empty() ? "—"
+                           : absl::StrCat("[", Cell(s.question), "](", repo_prefix, "experiments/",
+                                          name, "/README.md)"),
+        " | ", AnswerRatios(*f, s), " | ", RunLine(*f), " | ",
+        spec == specs.end() ? "—" : absl::StrCat("`bazel run //experiments/", name, ":bench`"),
+        " |\n");
   }
-  return absl::StrCat(out, "\n");
+  return out;
+}
+
+namespace {
+
+// Each experiment on one line: its question, its answer in a few ratios and
+// the run they come from.
+std::string AtAGlance(const std::vector<const ResultsFile*>& files,
+                      const std::map<std::string, ReportSpec>& specs) {
+  return absl::StrCat(
+      "## At a glance\n\nEach experiment's findings come from the run that speaks best (a "
+      "full run, quiet if there is one, then the newest); its page has them in full. The "
+      "ratios are its headline's (each row over the baseline named, paired within rounds), "
+      "or, where it declares none, its first key ratios.\n\n",
+      GlanceTable(files, specs, "", "../"), "\n");
 }
 
 }  // namespace

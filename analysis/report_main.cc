@@ -27,6 +27,9 @@
 
 ABSL_FLAG(std::string, results, "", "Results folder (default: <workspace>/results).");
 ABSL_FLAG(std::string, reports, "", "Reports folder (default: <workspace>/reports).");
+ABSL_FLAG(std::string, readme, "",
+          "The README whose experiments table to regenerate, between its marker lines "
+          "(default: <workspace>/README.md when --reports is not given; none otherwise).");
 ABSL_FLAG(std::string, claims, "", "Claims file (default: analysis/claims.json from runfiles).");
 ABSL_FLAG(std::string, experiments, "",
           "Folder of experiments, each with its report spec report.json (default: "
@@ -106,6 +109,24 @@ absl::StatusOr<int> WriteReports(const std::string& reports_dir,
   return written;
 }
 
+// Regenerates the experiments table of `readme` (its text between the two
+// marker lines); a README without them is left alone, with a note.
+absl::Status WriteExperimentsTable(const std::string& readme, const std::string& table) {
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(readme, ec))) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(readme, " is a symbolic link; not written through"));
+  }
+  const std::string text = ReadFile(readme);
+  absl::StatusOr<std::string> spliced = spawnlab::analysis::SpliceExperimentsTable(text, table);
+  if (!spliced.ok()) {
+    std::cerr << "note: " << readme << ": " << spliced.status().message() << "; left alone\n";
+    return absl::OkStatus();
+  }
+  if (*spliced == text) return absl::OkStatus();
+  return spawnlab::WriteFileAtomically(readme, *spliced);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -183,6 +204,16 @@ int main(int argc, char** argv) {
   if (!written.ok()) {
     std::cerr << "error: " << written.status().message() << "\n";
     return 2;
+  }
+  std::string readme = AsTyped(absl::GetFlag(FLAGS_readme));
+  if (readme.empty() && absl::GetFlag(FLAGS_reports).empty()) readme = InWorkspace("README.md");
+  if (!readme.empty()) {
+    absl::Status s =
+        WriteExperimentsTable(readme, spawnlab::analysis::ExperimentsTable(set, *specs));
+    if (!s.ok()) {
+      std::cerr << "error: " << s.message() << "\n";
+      return 2;
+    }
   }
   std::cerr << "reports: " << files.size() << " files in " << reports_dir << " (" << *written
             << " changed) from " << set.files.size() << " results files";

@@ -64,8 +64,8 @@ double AxisTop(double max);
 // `link_prefix` goes before each SVG's name in the links ("../" from a page in
 // a folder).
 std::string Charts(const ResultsFile& f, const ReportSpec& report, const std::string& stem,
-                   const std::string& link_prefix,
-                   int* next, std::map<std::string, std::string>* files);
+                   const std::string& link_prefix, int* next,
+                   std::map<std::string, std::string>* files);
 
 // The cross-check section: the bench's ratios beside the cross-check run's
 // (the original tools' method), from the same kernel and host.
@@ -133,6 +133,14 @@ std::optional<Reproducibility> ReproducibilityOf(const ResultsFile& f, const Res
 
 // The reproducibility section of `f`'s page.
 std::string ReproducibilitySection(const ResultsFile& f, const std::vector<ResultsFile>& reruns);
+
+// Every experiment with a report spec on one line: its page, its question (linked to its
+// README), the answer's first ratios, the run they come from and how to run
+// it. Links are relative to where the table stands: `reports_prefix` to
+// reports/, `repo_prefix` to the repository's root ("", "../" from reports/).
+std::string GlanceTable(const std::vector<const ResultsFile*>& files,
+                        const std::map<std::string, ReportSpec>& specs,
+                        const std::string& reports_prefix, const std::string& repo_prefix);
 
 // The index page (reports/README.md).
 std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet& set,

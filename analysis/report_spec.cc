@@ -301,6 +301,12 @@ absl::StatusOr<std::map<std::string, ReportSpec>> LoadReportSpecs(const std::str
     absl::StatusOr<ReportSpec> parsed = ParseReportSpec(
         text.str(), experiment, absl::StrCat("experiments/", experiment, "/report.json"));
     if (!parsed.ok()) return parsed.status();
+    std::ifstream readme(e.path() / "README.md");
+    std::string title;
+    if (std::getline(readme, title) && absl::StartsWith(title, "# ")) {
+      const size_t colon = title.find(": ");
+      parsed->question = colon == std::string::npos ? "" : title.substr(colon + 2);
+    }
     specs[experiment] = *std::move(parsed);
   }
   if (ec) return absl::InternalError(absl::StrCat(dir, ": ", ec.message()));

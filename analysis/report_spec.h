@@ -96,6 +96,9 @@ struct ReportSpec {
   std::vector<std::string> key_rows;
   bool has_cross_check = false;
   CrossCheckSpec cross_check;
+  // The question the experiment asks: its README's title after "<name>: "
+  // (LoadReportSpecs); empty where there is none.
+  std::string question;
   // The bench's answer (results_model/headline.h, in HeadlineToJson's form):
   // its last screen and the findings of every run whose rows hold it.
   Headline headline;

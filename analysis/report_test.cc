@@ -4,15 +4,14 @@
 // generated files go and hand-written ones stay.
 
 #include "analysis/report.h"
-#include "results_model/context_keys.h"
 
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <map>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -22,8 +21,9 @@
 #include "gtest/gtest.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
-#include "nlohmann/json.hpp"
 #include "lib/testing/status_matchers.h"
+#include "nlohmann/json.hpp"
+#include "results_model/context_keys.h"
 
 using ::spawnlab::testing::IsOk;
 
@@ -124,8 +124,26 @@ TEST_F(GoodReports, IndexOpensWithEachExperimentsFindings) {
   const size_t glance = index.find("## At a glance");
   ASSERT_NE(glance, std::string::npos);
   EXPECT_LT(glance, index.find("## Machines and kernels"));
-  EXPECT_THAT(index, HasSubstr("| clone3 | **6.1.0-test on testhost**, git 0123456789ab"));
-  EXPECT_THAT(index, HasSubstr(" | [clone3.md](clone3.md) |\n"));
+  // Each experiment: its page, its question (its README's title) linked to
+  // the README, the answer's ratios, the run, how to run it.
+  EXPECT_THAT(index, HasSubstr("| [clone3](clone3.md) | [what does it cost to create a process?]"
+                               "(../experiments/clone3/README.md) | "));
+  EXPECT_THAT(index, HasSubstr(" | **6.1.0-test on testhost**, git 0123456789ab"));
+  EXPECT_THAT(index, HasSubstr("| `bazel run //experiments/clone3:bench` |\n"));
+}
+
+TEST(ExperimentsTable, ReplacesWhatStandsBetweenTheMarkersAndNothingElse) {
+  const std::string readme = absl::StrCat("# x\n\nbefore\n", kExperimentsBegin, "\nold table\n",
+                                          kExperimentsEnd, "\nafter\n");
+  absl::StatusOr<std::string> out = SpliceExperimentsTable(readme, "| new |\n");
+  ASSERT_THAT(out, IsOk());
+  EXPECT_EQ(*out, absl::StrCat("# x\n\nbefore\n", kExperimentsBegin, "\n| new |\n", kExperimentsEnd,
+                               "\nafter\n"));
+  EXPECT_EQ(*SpliceExperimentsTable(*out, "| new |\n"), *out);  // the same table: the same bytes
+  EXPECT_TRUE(absl::IsNotFound(SpliceExperimentsTable("# x\nno markers\n", "t").status()));
+  EXPECT_TRUE(absl::IsNotFound(
+      SpliceExperimentsTable(absl::StrCat(kExperimentsEnd, "\n", kExperimentsBegin), "t")
+          .status()));
 }
 
 TEST_F(GoodReports, IndexListsRunsSkipsAndTheFeatureMatrix) {
@@ -167,8 +185,8 @@ TEST(Findings, ComeFromAFullQuietRunBeforeANoisyOrQuickOne) {
                  const std::string& start) {
     const std::string json = absl::StrCat(
         R"({"context": {")", spawnlab::keys::kExperiment, R"(": "x", "run.noisy": ")", noisy,
-        R"(", "run.start": ")", start, R"(", "host.name": "h", ")", spawnlab::keys::kQuick, R"(": ")",
-        quick ? "true" : "false", R"("}, "benchmarks": [)",
+        R"(", "run.start": ")", start, R"(", "host.name": "h", ")", spawnlab::keys::kQuick,
+        R"(": ")", quick ? "true" : "false", R"("}, "benchmarks": [)",
         R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration",)",
         R"( "repetitions": 1, "repetition_index": 0, "real_time": 10, "time_unit": "ns"}]})");
     absl::StatusOr<ResultsFile> f = ParseResults(json, path);
@@ -192,16 +210,22 @@ TEST(Findings, OpenWithTheAnswerTheBenchDeclared) {
   for (const auto& [method, t] : {std::pair<std::string, double>{"fork", 100}, {"vfork", 40}}) {
     const std::string name = "spawn/method:" + method + "/parent:minimal";
     for (int k = 0; k < 3; ++k) {
-      rows.push_back({{"name", name}, {"run_name", name}, {"run_type", "iteration"},
-                      {"repetitions", 3}, {"repetition_index", k},
-                      {"real_time", t * (1 + 0.01 * k)}, {"time_unit", "us"}});
+      rows.push_back({{"name", name},
+                      {"run_name", name},
+                      {"run_type", "iteration"},
+                      {"repetitions", 3},
+                      {"repetition_index", k},
+                      {"real_time", t * (1 + 0.01 * k)},
+                      {"time_unit", "us"}});
     }
   }
-  const nlohmann::json headline = {{"title", "what a spawn costs"}, {"rows", "method"},
+  const nlohmann::json headline = {{"title", "what a spawn costs"},
+                                   {"rows", "method"},
                                    {"cols", "parent"},
                                    {"ratios", {{{"dimension", "method"}, {"value", "vfork"}}}}};
   const nlohmann::json doc = {
-      {"context", {{spawnlab::keys::kExperiment, "x"}, {spawnlab::keys::kHeadline, headline.dump()}}},
+      {"context",
+       {{spawnlab::keys::kExperiment, "x"}, {spawnlab::keys::kHeadline, headline.dump()}}},
       {"benchmarks", rows}};
   absl::StatusOr<ResultsFile> f = ParseResults(doc.dump(), "results/k/x.json");
   ASSERT_THAT(f, IsOk());
@@ -209,10 +233,12 @@ TEST(Findings, OpenWithTheAnswerTheBenchDeclared) {
   set.files.push_back(*f);
   std::map<std::string, std::string> out = BuildReports(set, {}, {});
   const std::string main = out["x.md"];
-  EXPECT_THAT(out["README.md"], HasSubstr("| fork / vfork 2.50x | [x.md](x.md) |"));
-  EXPECT_THAT(main, HasSubstr("### The answer: what a spawn costs\n\neach cell the median and its "
-                              "95% interval, in µs.\n\n| method \\ parent | minimal |\n"
-                              "|---|---:|\n| fork | 101 [100, 102] |\n| vfork | 40.4 [40.0, 40.8] |"));
+  EXPECT_THAT(out["README.md"],
+              HasSubstr("| [x](x.md) | — | fork / vfork 2.50x | **k on unknown**"));
+  EXPECT_THAT(main,
+              HasSubstr("### The answer: what a spawn costs\n\neach cell the median and its "
+                        "95% interval, in µs.\n\n| method \\ parent | minimal |\n"
+                        "|---|---:|\n| fork | 101 [100, 102] |\n| vfork | 40.4 [40.0, 40.8] |"));
   EXPECT_THAT(main, HasSubstr("Each row over method:vfork, paired within rounds:\n\n"
                               "| ratio | median | 95% interval | rounds |\n|---|---:|---:|---:|\n"
                               "| fork / vfork | 2.50x | [2.50, 2.50] | 3 |"));
@@ -363,8 +389,9 @@ TEST(Report, CrossCheckAgreesWithinTenPercent) {
 // too) to three figures.
 TEST(Report, CounterTablesShowMedianAndRange) {
   const std::string json =
-      absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment, R"(": "x"}, "benchmarks": [)")
-      + R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration", "repetitions": 3,)"
+      absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment,
+                   R"(": "x"}, "benchmarks": [)") +
+      R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration", "repetitions": 3,)"
       R"( "repetition_index": 0, "real_time": 10, "time_unit": "ns", "maps": 310, "rate": 54321, "p99_us": 1500, "ratio": 1},)"
       R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration", "repetitions": 3,)"
       R"( "repetition_index": 1, "real_time": 11, "time_unit": "ns", "maps": 310, "rate": 1.23456, "p99_us": 2512, "ratio": 1},)"
@@ -470,10 +497,10 @@ std::string IterationRow(const std::string& name, int k, int repetitions, double
 // A results set of one file of experiment "x" holding `rows` (comma-joined
 // IterationRow()s).
 absl::StatusOr<ResultsSet> OneFile(const std::string& rows) {
-  absl::StatusOr<ResultsFile> f = ParseResults(
-      absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment, R"(": "x"}, "benchmarks": [)", rows,
-                   "]}"),
-      "results/k/x.json");
+  absl::StatusOr<ResultsFile> f =
+      ParseResults(absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment,
+                                R"(": "x"}, "benchmarks": [)", rows, "]}"),
+                   "results/k/x.json");
   if (!f.ok()) return f.status();
   ResultsSet set;
   set.files.push_back(*std::move(f));
@@ -508,12 +535,12 @@ TEST(Report, KeyRatiosArePairedWithinRounds) {
 // an older file must not be reported as failing.
 TEST(Report, FeatureMatrixSpeaksFromTheLatestRun) {
   auto file = [](const char* experiment, const char* end, const char* probe) {
-    absl::StatusOr<ResultsFile> f =
-        ParseResults(absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment, R"(": ")", experiment,
-                                  R"(", "kernel.release": "k", "host.name": "h", "run.end": ")",
-                                  end, R"(", "probe.x": ")", probe,
-                                  R"(", "probe.x.since": "Linux 9.9"}, "benchmarks": []})"),
-                     absl::StrCat("results/k/", experiment, ".json"));
+    absl::StatusOr<ResultsFile> f = ParseResults(
+        absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment, R"(": ")", experiment,
+                     R"(", "kernel.release": "k", "host.name": "h", "run.end": ")", end,
+                     R"(", "probe.x": ")", probe,
+                     R"(", "probe.x.since": "Linux 9.9"}, "benchmarks": []})"),
+        absl::StrCat("results/k/", experiment, ".json"));
     EXPECT_THAT(f, IsOk()) << f.status();
     return *f;
   };
@@ -667,8 +694,11 @@ TEST(Report, TheLedgerConcludesFromCleanRuns) {
   c.claim = "twice as slow";
   c.conditions = "d";
   c.experiment = "x";
-  c.rule = {{"kind", "ratio"}, {"numerator", "op/kind:slow"}, {"denominator", "op/kind:fast"},
-            {"claimed", 2.0}, {"tolerance", 0.2}};
+  c.rule = {{"kind", "ratio"},
+            {"numerator", "op/kind:slow"},
+            {"denominator", "op/kind:fast"},
+            {"claimed", 2.0},
+            {"tolerance", 0.2}};
   const std::string ledger = BuildReports(set, {c}, {})["claims.md"];
   EXPECT_THAT(ledger, HasSubstr("| A-1 | twice as slow | **reproduced** | quiet runs of several "
                                 "processes: k1 on h: reproduced. Set aside: k2 on h (noisy): "));
