@@ -12,8 +12,8 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <memory>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -27,10 +27,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "bench/together.h"
 #include "lib/command.h"
 #include "lib/runfiles.h"
 #include "lib/safe_file.h"
-#include "bench/together.h"
 #include "re2/re2.h"
 
 namespace spawnlab {
@@ -114,6 +114,25 @@ absl::StatusOr<SpawnKinds> Trace(const std::vector<std::string>& argv) {
   return Classify(text.str());
 }
 
+// Runs a program that times itself and prints its mean nanoseconds per
+// operation as its one line of output.
+absl::StatusOr<int64_t> TimedByItself(const std::vector<std::string>& argv) {
+  absl::StatusOr<CommandResult> r =
+      Command(argv[0])
+          .Args(std::vector<std::string>(argv.begin() + 1, argv.end()))
+          .Stdout(Stdio::Pipe())
+          .Stderr(Stdio::Pipe())
+          .Timeout(absl::Seconds(120))
+          .Run();
+  if (!r.ok()) return r.status();
+  int64_t ns = 0;
+  if (!r->status.success() || !absl::SimpleAtoi(absl::StripAsciiWhitespace(r->out), &ns)) {
+    return absl::InternalError(
+        absl::StrCat(argv[0], ": ", r->status.ToString(), ": ", r->out, r->err));
+  }
+  return ns;
+}
+
 // `together` (with its part): this row's time is that part of a measurement
 // shared with other rows of the round, not a run of its own.
 void BM_Runtime(benchmark::State& state, const Runtime& rt, const std::string& child, int n,
@@ -159,23 +178,25 @@ void BM_Runtime(benchmark::State& state, const Runtime& rt, const std::string& c
       state.SetIterationTime(static_cast<double>(MonotonicNanos() - t0) * 1e-9 / n);
       continue;
     }
-    std::vector<std::string> args(rt.argv.begin() + 1, rt.argv.end());
-    args.push_back(absl::StrCat(n));
-    args.push_back(child);
-    absl::StatusOr<CommandResult> r = Command(rt.argv[0])
-                                          .Args(args)
-                                          .Stdout(Stdio::Pipe())
-                                          .Stderr(Stdio::Pipe())
-                                          .Timeout(absl::Seconds(120))
-                                          .Run();
-    if (!r.ok()) return FailRow(state, r.status());
-    int64_t ns = 0;
-    if (!r->status.success() || !absl::SimpleAtoi(absl::StripAsciiWhitespace(r->out), &ns)) {
-      return FailRow(state, absl::InternalError(absl::StrCat(rt.argv[0], ": ", r->status.ToString(),
-                                                             ": ", r->out, r->err)));
-    }
-    state.SetIterationTime(static_cast<double>(ns) * 1e-9);
+    std::vector<std::string> argv = rt.argv;
+    argv.push_back(absl::StrCat(n));
+    argv.push_back(child);
+    absl::StatusOr<int64_t> ns = TimedByItself(argv);
+    if (!ns.ok()) return FailRow(state, ns.status());
+    state.SetIterationTime(static_cast<double>(*ns) * 1e-9);
   }
+}
+
+// Go's command builder, no spawn: one run of build_go (its own loop of n
+// builds) per repetition, timed by Go's clock.
+void BM_GoBuild(benchmark::State& state, const std::string& build_go, const std::string& mode,
+                int n) {
+  for (auto _ : state) {
+    absl::StatusOr<int64_t> ns = TimedByItself({build_go, mode, absl::StrCat(n)});
+    if (!ns.ok()) return FailRow(state, ns.status());
+    state.SetIterationTime(static_cast<double>(*ns) * 1e-9);
+  }
+  state.counters["builds"] = n;
 }
 
 // A program's one-line answer, or why there is none.
@@ -232,17 +253,35 @@ void Register(const BenchOptions& options) {
       {"cxx", "spawnlab.Command.Run", {}, ""},
   };
   // This round's Go pair, measured once, by whichever of its rows runs first.
-  auto go_pair = std::make_shared<MeasuredTogether>(
-      [go, child, n] { return GoAlternating(go, child, n); });
+  auto go_pair =
+      std::make_shared<MeasuredTogether>([go, child, n] { return GoAlternating(go, child, n); });
   std::vector<RoundRow> rows;
   for (const Runtime& rt : runtimes) {
     std::shared_ptr<MeasuredTogether> together = rt.lang == "go" ? go_pair : nullptr;
     const size_t part = rt.call == "exec.Command.Run" ? 0 : 1;
-    rows.push_back({absl::StrCat("runtime/lang:", rt.lang, "/call:", rt.call,
-                                 "/child:minimal/until:exit"),
-                    [rt, child, n, together, part](benchmark::State& state) {
-                      BM_Runtime(state, rt, child, n, together, part);
-                    }});
+    rows.push_back(
+        {absl::StrCat("runtime/lang:", rt.lang, "/call:", rt.call, "/child:minimal/until:exit"),
+         [rt, child, n, together, part](benchmark::State& state) {
+           BM_Runtime(state, rt, child, n, together, part);
+         }});
+  }
+  // Go's builder without a spawn (S000-3), and with Go's inliner off (S001-5).
+  const int builds = options.quick ? 1000 : 200000;
+  struct GoBuild {
+    const char* inline_mode;
+    const char* op;
+    const char* mode;
+  };
+  for (const GoBuild& b : {GoBuild{"default", "exec.Command", "command"},
+                           GoBuild{"default", "exec.CommandContext", "context"},
+                           GoBuild{"default", "exec.Cmd", "struct"},
+                           GoBuild{"forbidden", "exec.Command", "command"}}) {
+    const std::string bin =
+        RunfileOrExit(absl::StrCat("experiments/runtime_spawn/build_go_", b.inline_mode));
+    const std::string mode = b.mode;
+    rows.push_back(
+        {absl::StrCat("build/lang:go/inline:", b.inline_mode, "/op:", b.op),
+         [bin, mode, builds](benchmark::State& state) { BM_GoBuild(state, bin, mode, builds); }});
   }
   for (const auto& [name, b] : RegisterRound(options, std::move(rows))) b->Iterations(1);
 }
@@ -258,7 +297,10 @@ BenchDefaults Declare() {
   // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = "runtime/lang:cxx/call:spawnlab.Command.Run/child:minimal/until:exit";
   // Key ratio: Go's Cmd layer over the raw call, within a round.
-  defaults.ratio_baselines = {{"call", "os.StartProcess"}};
+  // Go's builder: with inlining forbidden over the default, and each way of
+  // building over exec.Command.
+  defaults.ratio_baselines = {
+      {"call", "os.StartProcess"}, {"inline", "default"}, {"op", "exec.Command"}};
   return defaults;
 }
 
