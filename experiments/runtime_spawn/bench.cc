@@ -275,7 +275,8 @@ void Register(const BenchOptions& options) {
   for (const GoBuild& b : {GoBuild{"default", "exec.Command", "command"},
                            GoBuild{"default", "exec.CommandContext", "context"},
                            GoBuild{"default", "exec.Cmd", "struct"},
-                           GoBuild{"forbidden", "exec.Command", "command"}}) {
+                           GoBuild{"forbidden", "exec.Command", "command"},
+                           GoBuild{"forbidden-everywhere", "exec.Command", "command"}}) {
     const std::string bin =
         RunfileOrExit(absl::StrCat("experiments/runtime_spawn/build_go_", b.inline_mode));
     const std::string mode = b.mode;

@@ -7,8 +7,9 @@
 // MODE struct: a bare &exec.Cmd{Path, Args}, the struct without the builder.
 // One build to warm up, then N; prints the mean nanoseconds per build on
 // stdout. Each build is kept in a package variable, so that the compiler
-// cannot drop it. Built twice (BUILD.bazel): by default, and with -gcflags=-l,
-// which turns Go's inliner off.
+// cannot drop it. Built three times (BUILD.bazel): by default, with Go's
+// inliner off in this package (-gcflags=-l), and off everywhere
+// (-gcflags=all=-l).
 package main
 
 import (
