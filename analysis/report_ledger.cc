@@ -45,7 +45,8 @@ struct Conclusion {
 
 // The clean runs (quiet, several processes) decide where there is one; else
 // every measured run, said so. A decisive verdict outweighs an undecided
-// one; decisive verdicts that differ make "varies by machine".
+// one, and any verdict a pending one; decisive verdicts that differ make
+// "varies by machine".
 Conclusion Conclude(const std::vector<Verdict>& verdicts) {
   std::vector<const Verdict*> used, aside;
   bool any_clean = false;
@@ -53,6 +54,9 @@ Conclusion Conclude(const std::vector<Verdict>& verdicts) {
   for (const Verdict& v : verdicts) (v.clean || !any_clean ? used : aside).push_back(&v);
   std::set<std::string> decisive, undecided;
   for (const Verdict* v : used) (Undecided(v->word) ? undecided : decisive).insert(v->word);
+  // A run without the rows ("pending": measured before they existed) says
+  // nothing beside one that measured them.
+  if (undecided.size() > 1) undecided.erase("pending");
   Conclusion c;
   const std::set<std::string>& words = decisive.empty() ? undecided : decisive;
   c.word = words.size() == 1 ? *words.begin() : "varies by machine";

@@ -706,6 +706,43 @@ TEST(Report, TheLedgerConcludesFromCleanRuns) {
   EXPECT_THAT(ledger, HasSubstr("| reproduced | 1 | 1 |"));
 }
 
+// A run that predates a part's rows (pending) does not make the part vary
+// by machine beside a run that measured them and could not decide.
+TEST(Report, APendingRunYieldsToAnUndecidedOne) {
+  auto file = [](const std::string& path, const std::string& slow_row, bool spread) {
+    std::string rows;
+    for (int k = 0; k < 9; ++k) {
+      absl::StrAppend(&rows, rows.empty() ? "" : ",",
+                      IterationRow(slow_row, k, 9, spread ? (k % 2 ? 150 : 300) : 200), ",",
+                      IterationRow("op/kind:fast", k, 9, 100));
+    }
+    absl::StatusOr<ResultsFile> f = ParseResults(
+        absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment, R"(": "x", "run.noisy": "no", ")",
+                     spawnlab::keys::kProcesses, R"(": "10", "host.name": "h"}, "benchmarks": [)",
+                     rows, "]}"),
+        path);
+    EXPECT_THAT(f, IsOk());
+    return *f;
+  };
+  ResultsSet set;
+  set.files.push_back(file("results/k1/x.json", "op/kind:older", false));
+  set.files.push_back(file("results/k2/x.json", "op/kind:slow", true));
+  Claim c;
+  c.id = "A-1";
+  c.source = "s";
+  c.claim = "twice as slow";
+  c.conditions = "d";
+  c.experiment = "x";
+  c.rule = {{"kind", "ratio"},
+            {"numerator", "op/kind:slow"},
+            {"denominator", "op/kind:fast"},
+            {"claimed", 2.0},
+            {"tolerance", 0.05}};
+  const std::string ledger = BuildReports(set, {c}, {})["claims.md"];
+  EXPECT_THAT(ledger, HasSubstr("| A-1 | twice as slow | **inconclusive** | quiet runs of several "
+                                "processes: k1 on h: pending; k2 on h: inconclusive"));
+}
+
 TEST(Report, BadFilesAreNamedAndTheRestStillReported) {
   const std::string results = Tmp("mixed");
   ASSERT_EQ(
