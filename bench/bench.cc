@@ -34,6 +34,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
@@ -719,8 +720,10 @@ int Conclude(const Plan& plan, const nlohmann::json& doc, const BenchDefaults& d
     if (answered)
       say << "\n(every row and key ratio: --rows; everything: the results file below)\n";
   }
-  say << "\nrun: " << context.value("run.seconds", "?") << " s" << how
-      << ", noisy: " << context.value("run.noisy", "?") << "\nresults: " << plan.out << " ("
+  // The noise verdict can run long: its reasons one to a line.
+  say << "\nrun: " << context.value("run.seconds", "?") << " s" << how << "\nnoisy: "
+      << absl::StrReplaceAll(context.value("run.noisy", "?"), {{"; ", ";\n  "}})
+      << "\nresults: " << plan.out << " ("
       << plan.run_kind << " run: " << counts.measured << " rows measured, " << counts.skipped
       << " skipped, " << counts.failed << " failed)" << std::endl;
   if (counts.failed > 0 || context.value("run.a_process_failed", "") == "yes") {

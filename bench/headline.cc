@@ -30,31 +30,51 @@ void PrintTable(const HeadlineTable& t, const Headline& h, std::ostream& out) {
   out << "\n"
       << (h.title.empty() ? "the answer" : h.title) << " (" << fixed << "; median ["
       << "95% interval], " << unit << ")\n";
-  // Each column as wide as its widest cell.
-  std::vector<std::vector<std::string>> cells;
-  std::vector<int> widths;
-  for (const std::string& c : t.cols) widths.push_back(c.size());
+  // Each cell a median and its interval; each column as wide as its widest
+  // cell. A table wider than a 100-column terminal puts each interval on a
+  // line of its own, under its median.
+  std::vector<std::vector<std::pair<std::string, std::string>>> cells;
+  std::vector<int> one_line, two_lines;
+  for (const std::string& c : t.cols) {
+    one_line.push_back(c.size());
+    two_lines.push_back(c.size());
+  }
   for (const std::string& r : t.rows) {
     cells.emplace_back();
     for (size_t i = 0; i < t.cols.size(); ++i) {
       auto it = t.cells.find({r, t.cols[i]});
-      cells.back().push_back(it == t.cells.end()
-                                 ? "-"
-                                 : absl::StrCat(Figure(it->second.median * scale), " [",
-                                                Figure(it->second.low * scale), ", ",
-                                                Figure(it->second.high * scale), "]"));
-      widths[i] = std::max<int>(widths[i], cells.back().back().size());
+      std::pair<std::string, std::string> cell = {"-", ""};
+      if (it != t.cells.end()) {
+        cell = {Figure(it->second.median * scale),
+                absl::StrCat("[", Figure(it->second.low * scale), ", ",
+                             Figure(it->second.high * scale), "]")};
+      }
+      one_line[i] = std::max<int>(one_line[i], cell.first.size() + 1 + cell.second.size());
+      two_lines[i] = std::max<int>(two_lines[i], std::max(cell.first.size(), cell.second.size()));
+      cells.back().push_back(std::move(cell));
     }
   }
   int label_width = absl::StrCat(h.row_dim, " \\ ", h.col_dim).size();
   for (const std::string& r : t.rows) label_width = std::max<int>(label_width, r.size());
+  int total = label_width;
+  for (int w : one_line) total += 2 + w;
+  const bool split = total > 100;
+  const std::vector<int>& widths = split ? two_lines : one_line;
   out << absl::StrFormat("%-*s", label_width, absl::StrCat(h.row_dim, " \\ ", h.col_dim));
   for (size_t i = 0; i < t.cols.size(); ++i) out << absl::StrFormat("  %*s", widths[i], t.cols[i]);
   out << "\n";
   for (size_t r = 0; r < t.rows.size(); ++r) {
     out << absl::StrFormat("%-*s", label_width, t.rows[r]);
     for (size_t i = 0; i < t.cols.size(); ++i) {
-      out << absl::StrFormat("  %*s", widths[i], cells[r][i]);
+      const auto& [median, interval] = cells[r][i];
+      out << absl::StrFormat("  %*s", widths[i],
+                             split || interval.empty() ? median : median + " " + interval);
+    }
+    out << "\n";
+    if (!split) continue;
+    out << absl::StrFormat("%-*s", label_width, "");
+    for (size_t i = 0; i < t.cols.size(); ++i) {
+      out << absl::StrFormat("  %*s", widths[i], cells[r][i].second);
     }
     out << "\n";
   }

@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -64,8 +66,11 @@ TEST(Headline, LongValuesWidenTheirColumns) {
   nlohmann::json doc = Doc();
   for (int k = 0; k < 3; ++k) {
     const std::string name = "spawn/method:fork/child:minimal/parent:1g-touched-unplaced-and-more";
-    doc["benchmarks"].push_back({{"name", name}, {"run_name", name}, {"run_type", "iteration"},
-                                 {"repetition_index", k}, {"real_time", 3000.0},
+    doc["benchmarks"].push_back({{"name", name},
+                                 {"run_name", name},
+                                 {"run_type", "iteration"},
+                                 {"repetition_index", k},
+                                 {"real_time", 3000.0},
                                  {"time_unit", "us"}});
   }
   std::ostringstream out;
@@ -86,6 +91,41 @@ TEST(Headline, NothingMatchingPrintsNothing) {
   std::ostringstream out;
   EXPECT_FALSE(PrintHeadline(ResultsOf(Doc()), h, out));
   EXPECT_TRUE(out.str().empty());
+}
+
+// A table too wide for a 100-column terminal on one line a row (clone3's five
+// parents) puts each interval under its median, and fits.
+TEST(Headline, AWideTableSplitsEachCellOverTwoLines) {
+  nlohmann::json doc = Doc();
+  for (const char* parent : {"cxx", "1g-touched-unplaced", "4g-touched"}) {
+    for (const char* method : {"fork", "vfork"}) {
+      const std::string name =
+          absl::StrCat("spawn/method:", method, "/child:minimal/parent:", parent);
+      for (int k = 0; k < 3; ++k) {
+        doc["benchmarks"].push_back({{"name", name},
+                                     {"run_name", name},
+                                     {"run_type", "iteration"},
+                                     {"repetition_index", k},
+                                     {"real_time", 48736.0 * (1 + 0.1 * k)},
+                                     {"time_unit", "us"}});
+      }
+    }
+  }
+  Headline h = Clone3Like();
+  h.cols = {"minimal", "cxx", "1g-touched", "1g-touched-unplaced", "4g-touched"};
+  std::ostringstream out;
+  ASSERT_TRUE(PrintHeadline(ResultsOf(doc), h, out));
+  std::istringstream lines(out.str());
+  std::string line, previous;
+  bool interval_under_median = false;
+  while (std::getline(lines, line)) {
+    EXPECT_LE(line.size(), 100u) << line;
+    if (absl::StartsWith(previous, "fork ") && absl::StrContains(line, "[100, 102]")) {
+      interval_under_median = true;
+    }
+    previous = line;
+  }
+  EXPECT_TRUE(interval_under_median) << out.str();
 }
 
 }  // namespace
