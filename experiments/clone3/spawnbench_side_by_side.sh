@@ -6,15 +6,26 @@
 #   git clone https://github.com/joshtriplett/spawnbench /tmp/spawnbench
 #   make -C /tmp/spawnbench fork vfork clone_vm posix_spawn t
 #   bazel build //experiments/clone3:bench
-#   experiments/clone3/spawnbench_side_by_side.sh /tmp/spawnbench [ROUNDS]
+#   experiments/clone3/spawnbench_side_by_side.sh /tmp/spawnbench [ROUNDS [PATH_MODE]]
 #
-# It ends with the two tools' answer to one question, round by round: what a
-# fork from a 1 GiB touched parent costs over a fork from a small one
-# (spawnlab: medians, placed and unplaced parent; spawnbench: its minimum and
-# its average over 2000 spawns).
+# PATH_MODE: "published" (the default) runs spawnbench with the PATH its
+# `make bench` sets, six directories before ".": every spawn's child makes six
+# failed execs first. "dot" runs it with PATH=., so its child execs at once,
+# as this bench's does.
+#
+# It ends with the five ratios of issue 45, each the median over the rounds
+# with its range: spawnlab's ratios of row medians against spawnbench's
+# ratios of its minima (2000 spawns each), and whether they agree within 10%.
+# The fork-size ratio is shown from the placed and the unplaced parent, and
+# against spawnbench's averages too.
 set -euo pipefail
-sb="${1:?usage: $0 SPAWNBENCH_DIR [ROUNDS]}"
+sb="${1:?usage: $0 SPAWNBENCH_DIR [ROUNDS [published|dot]]}"
 rounds="${2:-5}"
+case "${3:-published}" in
+  published) sb_path=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:. ;;
+  dot) sb_path=. ;;
+  *) echo "PATH_MODE must be published or dot, not '$3'" >&2; exit 2 ;;
+esac
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 bench="$here/bazel-bin/experiments/clone3/bench"
 for f in "$bench" "$sb/fork" "$sb/vfork" "$sb/clone_vm" "$sb/posix_spawn" "$sb/t"; do
@@ -28,28 +39,61 @@ for r in $(seq "$rounds"); do
     --benchmark_filter='spawn/method:(fork|vfork|clone|posix_spawn)/child:minimal/parent:(minimal|1g-touched|1g-touched-unplaced)/until:start' |
     grep -E '^spawn|^run:' | tee "$out/spawnlab-$r.txt"
   echo "== round $r: spawnbench"
+  # Its last size, 30 GiB untouched, is refused by malloc where the kernel's
+  # overcommit heuristic sees more than RAM and swap (no swap here); the sizes
+  # compared come before it.
   (cd "$sb" && for m in fork vfork clone_vm posix_spawn; do
-    PATH=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:. "./$m"
-  done) | tee "$out/spawnbench-$r.txt"
+    PATH="$sb_path" "./$m" ||
+      echo "($m stopped with status $? after the sizes it printed)"
+  done) 2>&1 | tee "$out/spawnbench-$r.txt"
 done
-# The answer: fork from 1 GiB touched over fork from small, each round.
-echo
-echo "fork from a 1 GiB touched parent / fork from a small one, to the child's first instruction:"
-printf '%-6s %18s %20s %18s %18s\n' round "spawnlab placed" "spawnlab unplaced" "spawnbench min" "spawnbench avg"
+# The answer: the issue's five ratios, each round and over the rounds.
+# spawnlab: ratios of row medians (its --rows table: NAME MEDIAN UNIT ...);
+# spawnbench: ratios of its minima (and, for the fork-size ratio, of its
+# averages). Agreement: spawnlab / spawnbench, within 10% to agree.
 for r in $(seq "$rounds"); do
-  # spawnlab's --rows table: NAME MEDIAN UNIT ...; the first table (times),
-  # not the ratios below it.
-  median() { awk -v row="$1" '$1 == row && $3 == "us" { print $2; exit }' "$out/spawnlab-$r.txt"; }
-  small=$(median spawn/method:fork/child:minimal/parent:minimal/until:start)
-  placed=$(median spawn/method:fork/child:minimal/parent:1g-touched/until:start)
-  unplaced=$(median spawn/method:fork/child:minimal/parent:1g-touched-unplaced/until:start)
-  # spawnbench: "fork small     : avg=Nns min=Nns" and "fork +  1G init: ...".
-  field() { awk -v size="$1" -v key="$2" '$1 == "fork" && $0 ~ (size " *:") {
-      for (i = 1; i <= NF; i++) if (index($i, key "=") == 1) { v = substr($i, length(key) + 2); sub(/ns$/, "", v); print v } }' \
-      "$out/spawnbench-$r.txt"; }
-  awk -v r="$r" -v s="$small" -v p="$placed" -v u="$unplaced" \
-      -v smin="$(field small min)" -v savg="$(field small avg)" \
-      -v bmin="$(field "1G init" min)" -v bavg="$(field "1G init" avg)" \
-      'function x(a, b) { return (a > 0 && b > 0) ? sprintf("%.1fx", a / b) : "—" }
-       BEGIN { printf "%-6s %18s %20s %18s %18s\n", r, x(p, s), x(u, s), x(bmin, smin), x(bavg, savg) }'
-done
+  awk -v r="$r" '
+    function us(v, unit) { return unit == "ns" ? v / 1000 : unit == "ms" ? v * 1000 : unit == "s" ? v * 1e6 : v }
+    FNR == NR && $1 ~ /^spawn\// && !($1 in lab) { lab[$1] = us($2, $3); next }
+    FNR != NR && /: avg=/ {
+      name = $1; desc = $0; sub(/^ *[^ ]+ /, "", desc); sub(/ *:.*/, "", desc)
+      for (i = 1; i <= NF; i++) {
+        if (index($i, "avg=") == 1) { v = substr($i, 5); sub(/ns$/, "", v); avg[name "|" desc] = v }
+        if (index($i, "min=") == 1) { v = substr($i, 5); sub(/ns$/, "", v); mn[name "|" desc] = v }
+      }
+    }
+    function row(m, p) { return lab["spawn/method:" m "/child:minimal/parent:" p "/until:start"] }
+    function q(a, b) { return (a > 0 && b > 0) ? a / b : 0 }
+    END {
+      print r, "fork/vfork", q(row("fork", "minimal"), row("vfork", "minimal")), q(mn["fork|small"], mn["vfork|small"])
+      print r, "posix_spawn/vfork", q(row("posix_spawn", "minimal"), row("vfork", "minimal")), q(mn["posix_spawn|small"], mn["vfork|small"])
+      print r, "clone/vfork", q(row("clone", "minimal"), row("vfork", "minimal")), q(mn["clone_vm|small"], mn["vfork|small"])
+      print r, "vfork-1g-touched/vfork", q(row("vfork", "1g-touched"), row("vfork", "minimal")), q(mn["vfork|+  1G init"], mn["vfork|small"])
+      print r, "fork-1g-touched/fork", q(row("fork", "1g-touched"), row("fork", "minimal")), q(mn["fork|+  1G init"], mn["fork|small"])
+      print r, "fork-1g-touched-unplaced/fork", q(row("fork", "1g-touched-unplaced"), row("fork", "minimal")), q(mn["fork|+  1G init"], mn["fork|small"])
+      print r, "fork-1g-touched/fork(spawnbench-average)", q(row("fork", "1g-touched"), row("fork", "minimal")), q(avg["fork|+  1G init"], avg["fork|small"])
+    }' "$out/spawnlab-$r.txt" "$out/spawnbench-$r.txt"
+done > "$out/ratios.txt"
+echo
+echo "the issue's ratios, to the child's first instruction: spawnlab (ratio of row medians) against"
+echo "spawnbench (ratio of its minima; PATH ${3:-published}), each the median over $rounds rounds"
+echo "(range); agree: within 10%"
+awk '
+  { key = $2; if (!(key in n)) order[++keys] = key; n[key]++; a[key, n[key]] = $3; b[key, n[key]] = $4 }
+  function median(arr, key, m,   i, j, t, v) {
+    for (i = 1; i <= m; i++) v[i] = arr[key, i]
+    for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+    lo = v[1]; hi = v[m]
+    return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+  }
+  END {
+    printf "%-42s %22s %22s %7s %s\n", "ratio", "spawnlab", "spawnbench", "agree", ""
+    for (k = 1; k <= keys; k++) {
+      key = order[k]
+      sa = median(a, key, n[key]); alo = lo; ahi = hi
+      sb = median(b, key, n[key]); blo = lo; bhi = hi
+      ag = sb > 0 ? sa / sb : 0
+      printf "%-42s %7.2f (%.2f-%.2f) %7.2f (%.2f-%.2f) %7.2f %s\n", key, sa, alo, ahi, sb, blo, bhi, ag,
+             (ag >= 0.9 && ag <= 1.1) ? "yes" : "no"
+    }
+  }' "$out/ratios.txt"
