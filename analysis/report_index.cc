@@ -121,6 +121,16 @@ std::string ReproducibilityIndex(const std::vector<const ResultsFile*>& files,
       "within the targets |\n", "|---|---|---:|---:|---:|---:|---:|---|---|\n", rows);
 }
 
+// "preempt voluntary (dynamic), HZ 250, PTI y, config 1a2b3c4d", or why not.
+std::string KernelBuild(const ResultsFile& f) {
+  const std::string source = Ctx(f, "kernel.config.source");
+  if (source == "—") return "not recorded";
+  if (absl::StartsWith(source, "none")) return "no configuration exposed";
+  return absl::StrCat("preempt ", Ctx(f, "kernel.config.preempt"), ", HZ ",
+                      Ctx(f, "kernel.config.hz"), ", PTI ", Ctx(f, "kernel.config.pti"),
+                      ", config ", Ctx(f, "kernel.config.fnv64").substr(0, 8));
+}
+
 // A run's answer in a few ratios: its headline's first four, else its first
 // key ratios; "—" where it has neither.
 std::string AnswerRatios(const ResultsFile& f, const ReportSpec& spec) {
@@ -200,9 +210,12 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
       kGeneratedMarker, "\n\n# spawnlab reports\n\n",
       "Generated from the results files under `results/`. The claims ledger is in ",
       "[claims.md](claims.md).\n\n", AtAGlance(files, specs), "## Machines and kernels\n\n",
-      "| kernel | host | CPU | CPUs | virtualization | THP | ASLR | glibc | compiler "
-      "| revisions |\n",
-      "|---|---|---|---:|---|---|---|---|---|---|\n");
+      "*kernel build*: what tells two builds of one release apart, from its configuration "
+      "(`bench/kernel_config.h`): the preemption model, the timer frequency, page-table "
+      "isolation compiled in, and a hash of the whole configuration.\n\n",
+      "| kernel | kernel build | host | CPU | CPUs | virtualization | THP | ASLR | glibc | "
+      "compiler | revisions |\n",
+      "|---|---|---|---|---:|---|---|---|---|---|---|\n");
   // One row per kernel and host, with every git revision its results came from.
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::set<std::string>>,
            KernelHostLess>
@@ -212,7 +225,8 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
     auto& m = machines[{f->kernel(), f->host()}];
     if (m.first.empty()) {
       m.first = absl::StrCat(
-          "| ", Cell(f->kernel()), " | ", Cell(f->host()), " | ", Ctx(*f, "cpu.model"), " | ",
+          "| ", Cell(f->kernel()), " | ", KernelBuild(*f), " | ", Cell(f->host()), " | ",
+          Ctx(*f, "cpu.model"), " | ",
           Ctx(*f, "cpu.online"), " | ", Ctx(*f, "virtualization"), " | ", Ctx(*f, "thp.enabled"),
           " | ", Ctx(*f, "aslr"), " | ", Ctx(*f, "glibc"), " | ", Ctx(*f, "compiler"), " | ");
     }

@@ -24,6 +24,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "bench/kernel_config.h"
 #include "lib/command.h"
 #include "lib/probes.h"
 #include "results_model/host_id.h"
@@ -278,6 +279,8 @@ std::map<std::string, std::string> CollectEnvironment() {
     env["kernel.version"] = u.version;
     env["kernel.machine"] = u.machine;
   }
+  // What tells two builds of one release apart (kernel_config.h).
+  for (auto& [key, value] : KernelIdentity()) env[key] = std::move(value);
   std::string model;
   bool hypervisor, uml;
   ReadCpuInfo(&model, &hypervisor, &uml);

@@ -1,10 +1,11 @@
 // environment.h: the record of the machine a result came from.
 //
-// Numbers from one machine mean little without it: the kernel, the CPU, whether
-// this is a VM, the speculative-execution mitigations in force, transparent huge
-// pages, ASLR, DAMON, the governor, glibc, the compiler, the library versions,
-// the git revision and the CPU the bench was pinned to. Every bench writes it into the
-// `context` block of its Google Benchmark JSON (see bench.h).
+// Numbers from one machine mean little without it: the kernel and its build
+// (kernel_config.h), the CPU, whether this is a VM, the speculative-execution
+// mitigations in force, transparent huge pages, ASLR, DAMON, the governor,
+// glibc, the compiler, the library versions, the git revision and the CPU the
+// bench was pinned to. Every bench writes it into the `context` block of its
+// Google Benchmark JSON (see bench.h).
 //
 // Example:
 //
