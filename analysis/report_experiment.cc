@@ -62,9 +62,6 @@ std::string Environment(const ResultsFile& f) {
   return out;
 }
 
-// Medians side by side, and each file's change against the first with the
-// U test's p-value (a change on a noisy run, or with p above 0.05, is not one
-// to believe).
 // The rows an experiment is summed up by across kernels: its spec's key rows,
 // its key ratios' rows and its drift canary, each once, in that order.
 std::vector<std::string> KeyRows(const ReportSpec& spec, const ResultsFile& f) {
@@ -90,16 +87,37 @@ bool Comparable(const ResultsFile& base, const ResultsFile& f) {
   return (f.kernel() == base.kernel()) != (f.host() == base.host());
 }
 
+// The column each column's change is against: the nearest column before it
+// that differs in exactly one of kernel and host, the same host (a kernel
+// change) before the same kernel (a host change); -1 where there is none.
+std::vector<int> ChangeBases(const std::vector<const ResultsFile*>& files) {
+  std::vector<int> bases(files.size(), -1);
+  for (size_t i = 1; i < files.size(); ++i) {
+    for (int j = static_cast<int>(i) - 1; j >= 0; --j) {
+      if (!Comparable(*files[j], *files[i])) continue;
+      if (bases[i] < 0) bases[i] = j;
+      if (files[j]->host() == files[i]->host()) {
+        bases[i] = j;
+        break;
+      }
+    }
+  }
+  return bases;
+}
+
 // The across-kernels table's heading, header and rule.
-std::string AcrossHeader(const std::vector<const ResultsFile*>& files, const TimeUnit& unit) {
-  const ResultsFile& base = *files[0];
-  std::string out =
-      absl::StrCat("## Across kernels and hosts\n\nMedians in ", unit.name,
-                   "; each column is one results file. *change*: ", "against the first column (",
-                   Cell(base.kernel()), " on ", Cell(base.host()), base.quick() ? ", quick" : "",
-                   "), with the U test's p-value over the repetitions, only where exactly one "
-                   "of kernel and host differs from it; where both differ the pair is *not "
-                   "comparable* and the medians stand side by side.\n\n| row |");
+std::string AcrossHeader(const std::vector<const ResultsFile*>& files,
+                         const std::vector<int>& bases, const TimeUnit& unit) {
+  std::string out = absl::StrCat(
+      "## Across kernels and hosts\n\nMedians in ", unit.name,
+      "; each column is one results file, oldest kernel first. *change*: against the nearest "
+      "column before it that differs in exactly one of kernel and host (the header says which, "
+      "and from what); a column with none is *not comparable*, its medians side by side. A "
+      "change is the ratio new / old with its 95% interval (Hodges-Lehmann on the logs, Moses "
+      "bounds), over each process's median where both runs were made of several processes, "
+      "else over the repetitions (marked †). It is **called** only where neither run is noisy, "
+      "its interval excludes 1, and it moved further than the same row between the older run "
+      "and its rerun (where that rerun exists).\n\n| row |");
   std::string rule = "|---|";
   for (size_t i = 0; i < files.size(); ++i) {
     const ResultsFile* f = files[i];
@@ -107,20 +125,47 @@ std::string AcrossHeader(const std::vector<const ResultsFile*>& files, const Tim
                     f->quick() ? " (quick)" : "", NoisyMark(*f) == "**noisy**" ? " (noisy)" : "",
                     " |");
     absl::StrAppend(&rule, "---:|");
-    if (i > 0) {
-      absl::StrAppend(&out, Comparable(base, *f) ? " change (p) |" : " not comparable |");
-      absl::StrAppend(&rule, "---:|");
+    if (i == 0) continue;
+    if (bases[i] < 0) {
+      absl::StrAppend(&out, " not comparable |");
+    } else {
+      const ResultsFile& base = *files[bases[i]];
+      absl::StrAppend(&out, base.kernel() != f->kernel()
+                                ? absl::StrCat(" change (kernel, from ", Cell(base.kernel()), ") |")
+                                : absl::StrCat(" change (host, from ", Cell(base.host()), ") |"));
     }
+    absl::StrAppend(&rule, "---:|");
   }
   return absl::StrCat(out, "\n", rule, "\n");
 }
 
+// A row's change from `old` to `now`: "1.07x [1.03, 1.11]", bold where it is
+// called: `may_call` (neither run noisy), its interval excludes 1, and it
+// moved further than `rerun_move` (the row's own |log| move between the older
+// run and its rerun, 0 where unknown).
+std::string Change(const Series& old, const Series& now, double rerun_move, bool may_call) {
+  std::vector<double> a = now.ProcessMedians(), b = old.ProcessMedians();
+  const bool processes = a.size() >= 2 && b.size() >= 2;
+  if (!processes) {
+    a = now.samples_ns;
+    b = old.samples_ns;
+  }
+  if (a.size() < 2 || b.size() < 2) return "n/a";
+  const Interval r = RatioInterval(a, b);
+  if (!(r.estimate > 0) || !(r.low > 0)) return "n/a";
+  const bool called =
+      may_call && (r.low > 1 || r.high < 1) && std::fabs(std::log(r.estimate)) > rerun_move;
+  const std::string text =
+      absl::StrFormat("%.2fx [%.2f, %.2f]%s", r.estimate, r.low, r.high, processes ? "" : " †");
+  return called ? absl::StrCat("**", text, "**") : text;
+}
+
 // One row of the across-kernels table: its median in each file, and its
-// change against the first where the two are comparable.
-std::string AcrossRow(const std::vector<const ResultsFile*>& files, const std::string& name,
-                      const TimeUnit& unit) {
+// change against its base column where it has one.
+std::string AcrossRow(const std::vector<const ResultsFile*>& files, const std::vector<int>& bases,
+                      const std::string& name, const TimeUnit& unit,
+                      const std::vector<ResultsFile>& reruns) {
   std::string out = absl::StrCat("| `", name, "` |");
-  const Series* first = files[0]->Find(name);
   for (size_t i = 0; i < files.size(); ++i) {
     const Series* s = files[i]->Find(name);
     absl::StrAppend(&out, " ",
@@ -129,17 +174,22 @@ std::string AcrossRow(const std::vector<const ResultsFile*>& files, const std::s
                                     : "skipped",
                     " |");
     if (i == 0) continue;
-    if (s == nullptr || first == nullptr || !s->measured() || !first->measured() ||
-        !Comparable(*files[0], *files[i])) {
+    const Series* old = bases[i] < 0 ? nullptr : files[bases[i]]->Find(name);
+    if (s == nullptr || old == nullptr || !s->measured() || !old->measured()) {
       absl::StrAppend(&out, " — |");
       continue;
     }
-    const double change = s->Median() / first->Median() - 1;
-    const bool testable = s->samples_ns.size() >= 2 && first->samples_ns.size() >= 2;
-    const double p = testable ? MannWhitneyU(first->samples_ns, s->samples_ns) : std::nan("");
-    absl::StrAppend(
-        &out, absl::StrFormat(" %+.1f%%", change * 100), " (",
-        std::isnan(p) ? "n/a" : absl::StrCat("p ", p < 0.001 ? "" : "= ", FormatPValue(p)), ") |");
+    // How far the row moved between the older run and its rerun, if any.
+    double rerun_move = 0;
+    std::string why;
+    const ResultsFile* rerun = RerunOf(*files[bases[i]], reruns, &why);
+    if (const Series* again = rerun == nullptr ? nullptr : rerun->Find(name);
+        again != nullptr && again->measured()) {
+      rerun_move = std::fabs(std::log(again->Median() / old->Median()));
+    }
+    const bool quiet =
+        NoisyMark(*files[i]) != "**noisy**" && NoisyMark(*files[bases[i]]) != "**noisy**";
+    absl::StrAppend(&out, " ", Change(*old, *s, rerun_move, quiet), " |");
   }
   return absl::StrCat(out, "\n");
 }
@@ -172,7 +222,8 @@ std::string AcrossChart(const std::vector<const ResultsFile*>& files, const std:
                       "    bar [", absl::StrJoin(ys, ", "), "]\n```\n\n");
 }
 
-std::string AcrossKernels(const std::vector<const ResultsFile*>& all, const ReportSpec& spec) {
+std::string AcrossKernels(const std::vector<const ResultsFile*>& all, const ReportSpec& spec,
+                          const std::vector<ResultsFile>& reruns) {
   std::vector<const ResultsFile*> files;  // UML's times compare with nothing
   for (const ResultsFile* f : all) {
     if (!f->uml()) files.push_back(f);
@@ -188,8 +239,11 @@ std::string AcrossKernels(const std::vector<const ResultsFile*>& all, const Repo
     }
   }
   const TimeUnit unit = UnitFor(medians);
-  std::string out = AcrossHeader(files, unit);
-  for (const std::string& name : names) absl::StrAppend(&out, AcrossRow(files, name, unit));
+  const std::vector<int> bases = ChangeBases(files);
+  std::string out = AcrossHeader(files, bases, unit);
+  for (const std::string& name : names) {
+    absl::StrAppend(&out, AcrossRow(files, bases, name, unit, reruns));
+  }
   absl::StrAppend(&out, "\n");
   for (const std::string& row : KeyRows(spec, *files[0])) {
     absl::StrAppend(&out, AcrossChart(files, row));
@@ -344,7 +398,7 @@ void ExperimentPages(const std::string& experiment, const ReportSpec& spec,
     if (spec.has_cross_check) absl::StrAppend(&main, CrossCheck(*f, spec.cross_check, all, reruns));
   }
   absl::StrAppend(&main, RunsTable(files, pages));
-  const std::string across = AcrossKernels(files, spec);
+  const std::string across = AcrossKernels(files, spec, reruns);
   if (!across.empty()) {
     const std::string page = absl::StrCat(experiment, "/across.md");
     (*out)[page] = absl::StrCat(kGeneratedMarker, "\n\n# ", experiment,

@@ -272,16 +272,19 @@ TEST_F(GoodReports, ChartsStartAtZeroWithEveryRepetitionBeside) {
   EXPECT_THAT(clone3, ::testing::Not(HasSubstr("    y-axis \"us\"\n")));
 }
 
-TEST_F(GoodReports, AcrossKernelsGivesChangesWithPValues) {
+TEST_F(GoodReports, AcrossKernelsGivesChangesWithIntervals) {
   EXPECT_THAT(clone3, HasSubstr("| `spawn/method:fork/child:minimal/parent:minimal/until:exit` |"));
   EXPECT_THAT(clone3, HasSubstr("## Across kernels and hosts"));
   // One unit per table, named in its header; three significant figures.
   EXPECT_THAT(clone3, HasSubstr("| row | median (µs) | min (µs) | stddev (µs) | cv | n |"));
-  EXPECT_THAT(clone3, HasSubstr("Medians in µs; each column is one results file."));
-  // The second kernel's change against the first, with the U test's p-value
-  // (fixture: vfork 404 µs on 6.1, 384 µs on 6.2, repetitions fully apart).
+  EXPECT_THAT(clone3, HasSubstr("Medians in µs; each column is one results file, oldest kernel"));
+  // The second kernel's change against the first (same host: a kernel
+  // change), new / old with its 95% interval, called since the interval
+  // excludes 1 (fixture: vfork 404 µs on 6.1, 384 µs on 6.2, repetitions
+  // fully apart, one process each: over the repetitions, marked †).
+  EXPECT_THAT(clone3, HasSubstr("| 6.2.0-test on testhost | change (kernel, from 6.1.0-test) |"));
   EXPECT_THAT(clone3, HasSubstr("| `spawn/method:vfork/child:minimal/parent:minimal/until:exit` | "
-                                "404 | 384 | -5.0% (p = 0.0027) |"));
+                                "404 | 384 | **0.95x [0.92, 0.98] †** |"));
   // And a chart of each key row by kernel, from zero.
   EXPECT_THAT(clone3, HasSubstr("`spawn/method:vfork/child:minimal/parent:minimal/until:exit`:\n\n"
                                 "```mermaid\nxychart-beta horizontal\n    title \"by kernel and "
@@ -741,6 +744,46 @@ TEST(Report, APendingRunYieldsToAnUndecidedOne) {
   const std::string ledger = BuildReports(set, {c}, {})["claims.md"];
   EXPECT_THAT(ledger, HasSubstr("| A-1 | twice as slow | **inconclusive** | quiet runs of several "
                                 "processes: k1 on h: pending; k2 on h: inconclusive"));
+}
+
+// A change is called only where it moved further than the row between the
+// first run and its rerun; a pair that changes the host says so.
+TEST(Report, AChangeWithinTheRerunsOwnMoveIsNotCalled) {
+  auto file = [](const std::string& path, const std::string& host, double ns,
+                 const std::string& start, const std::string& end) {
+    std::string rows;
+    for (int k = 0; k < 9; ++k) {
+      absl::StrAppend(&rows, rows.empty() ? "" : ",", IterationRow("op/kind:a", k, 9, ns + k));
+    }
+    absl::StatusOr<ResultsFile> f = ParseResults(
+        absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment,
+                     R"(": "x", "kernel.release": ")", path.substr(8, 2),
+                     R"(", "host.name": ")", host, R"(", "host.id": ")", host,
+                     R"(", "git.revision": "abc", "git.tree": "clean", "run.start": ")", start,
+                     R"(", "run.end": ")", end, R"("}, "benchmarks": [)", rows, "]}"),
+        path);
+    EXPECT_THAT(f, IsOk()) << f.status();
+    return *f;
+  };
+  ResultsSet set;
+  set.files.push_back(
+      file("results/k1/a/x.json", "a", 1000, "2026-12-01T10:00:00Z", "2026-12-01T10:01:00Z"));
+  set.reruns.push_back(file("results/k1/a/x.rerun.json", "a", 1100, "2026-12-01T10:02:00Z",
+                            "2026-12-01T10:03:00Z"));
+  set.files.push_back(
+      file("results/k2/a/x.json", "a", 1050, "2026-12-02T10:00:00Z", "2026-12-02T10:01:00Z"));
+  set.files.push_back(
+      file("results/k1/b/x.json", "b", 2000, "2026-12-03T10:00:00Z", "2026-12-03T10:01:00Z"));
+  const std::string across = BuildReports(set, {}, {})["x/across.md"];
+  // k2 moved 5%, the rerun 10%: an interval that excludes 1, not called.
+  // Columns: k1 on a (the first), k1 on b (a host change), k2 on a (a
+  // kernel change). Another host: twice as slow, called. k2 moved 5% where
+  // the rerun moved 10%: an interval that excludes 1, not called.
+  EXPECT_THAT(across,
+              HasSubstr("| k1 on b | change (host, from a) | k2 on a | change (kernel, from k1) |"));
+  EXPECT_THAT(across, HasSubstr("| `op/kind:a` | 1.00 | 2.00 | **2.00x ["));
+  EXPECT_THAT(across, HasSubstr("| 1.05 | 1.05x ["));
+  EXPECT_THAT(across, ::testing::Not(HasSubstr("**1.05x")));
 }
 
 TEST(Report, BadFilesAreNamedAndTheRestStillReported) {
