@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "analysis/claims.h"
 #include "analysis/report_spec.h"
 #include "results_model/results_file.h"
@@ -53,6 +54,22 @@ std::string ExperimentsTable(const ResultsSet& results,
                              const std::map<std::string, ReportSpec>& specs);
 absl::StatusOr<std::string> SpliceExperimentsTable(const std::string& readme,
                                                    const std::string& table);
+
+// Which runs a changes page compares: a kernel release, and a host where
+// that kernel ran on more than one ("6.18.44-fc-v782/amd-epyc-2cpu-4c9150").
+struct RunSelector {
+  std::string kernel, host;
+};
+absl::StatusOr<RunSelector> ParseRunSelector(absl::string_view text);
+
+// reports/changes/<before>-to-<after>.md: the probes that differ, every key
+// ratio's change with its interval (largest first), the ledger verdicts that
+// moved, and the rows that ran on one side only. NotFound where a side has no
+// full run. The suite writes it with --against (suite/README).
+absl::StatusOr<std::string> ChangesPage(const ResultsSet& set, const std::vector<Claim>& claims,
+                                        const std::map<std::string, ReportSpec>& specs,
+                                        const RunSelector& before, const RunSelector& after);
+std::string ChangesPageName(const RunSelector& before, const RunSelector& after);
 
 // A time unit for a whole table: the one that suits the median of `ns`
 // (ns, µs, ms or s), so that a column reads by eye.

@@ -30,6 +30,9 @@ ABSL_FLAG(std::string, reports, "", "Reports folder (default: <workspace>/report
 ABSL_FLAG(std::string, readme, "",
           "The README whose experiments table to regenerate, between its marker lines "
           "(default: <workspace>/README.md when --reports is not given; none otherwise).");
+ABSL_FLAG(std::string, changes, "",
+          "Also write reports/changes/<before>-to-<after>.md: BEFORE[/HOST]:AFTER[/HOST], "
+          "two kernel releases (with a host where a release ran on several).");
 ABSL_FLAG(std::string, claims, "", "Claims file (default: analysis/claims.json from runfiles).");
 ABSL_FLAG(std::string, experiments, "",
           "Folder of experiments, each with its report spec report.json (default: "
@@ -63,8 +66,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // Removes the generated reports that `files` no longer holds (a run's page in
-// an experiment's folder too); the links of a folder are not followed, and a
-// file without the generated marker is left alone.
+// an experiment's folder too), but for the changes pages; the links of a
+// folder are not followed, and a file without the generated marker is left
+// alone.
 void RemoveStale(const std::string& reports_dir, const std::map<std::string, std::string>& files) {
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(reports_dir, ec);
@@ -75,6 +79,8 @@ void RemoveStale(const std::string& reports_dir, const std::map<std::string, std
     if (!(absl::EndsWith(name, ".md") || absl::EndsWith(name, ".svg")) || files.count(name)) {
       continue;
     }
+    // A changes page is written only on request (--changes): it stays.
+    if (absl::StartsWith(name, "changes/")) continue;
     if (absl::StartsWith(ReadFile(it->path().string()), spawnlab::analysis::kGeneratedMarker)) {
       fs::remove(it->path(), ec);
     }
@@ -107,6 +113,32 @@ absl::StatusOr<int> WriteReports(const std::string& reports_dir,
     ++written;
   }
   return written;
+}
+
+// Adds the page of --changes=BEFORE:AFTER to `files`. A changes page is kept
+// when later reports are made without the flag: it is removed only by hand.
+absl::Status AddChangesPage(const std::string& spec, const spawnlab::ResultsSet& set,
+                            const std::vector<spawnlab::analysis::Claim>& claims,
+                            const std::map<std::string, spawnlab::analysis::ReportSpec>& specs,
+                            std::map<std::string, std::string>& files) {
+  const size_t colon = spec.find(':');
+  if (colon == std::string::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", spec, "' is not BEFORE:AFTER (e.g. 6.18.44-fc-v782:6.18.44-fc-v1272)"));
+  }
+  absl::StatusOr<spawnlab::analysis::RunSelector> before =
+      spawnlab::analysis::ParseRunSelector(spec.substr(0, colon));
+  absl::StatusOr<spawnlab::analysis::RunSelector> after =
+      spawnlab::analysis::ParseRunSelector(spec.substr(colon + 1));
+  if (!before.ok()) return before.status();
+  if (!after.ok()) return after.status();
+  absl::StatusOr<std::string> page =
+      spawnlab::analysis::ChangesPage(set, claims, specs, *before, *after);
+  if (!page.ok()) return page.status();
+  const std::string name = spawnlab::analysis::ChangesPageName(*before, *after);
+  files[name] = *std::move(page);
+  std::cerr << "changes: reports/" << name << "\n";
+  return absl::OkStatus();
 }
 
 // Regenerates the experiments table of `readme` (its text between the two
@@ -199,6 +231,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::map<std::string, std::string> files = spawnlab::analysis::BuildReports(set, *claims, *specs);
+  if (const std::string changes = absl::GetFlag(FLAGS_changes); !changes.empty()) {
+    absl::Status s = AddChangesPage(changes, set, *claims, *specs, files);
+    if (!s.ok()) {
+      std::cerr << "error: --changes: " << s.message() << "\n";
+      return 2;
+    }
+  }
   RemoveStale(reports_dir, files);
   absl::StatusOr<int> written = WriteReports(reports_dir, files);
   if (!written.ok()) {

@@ -786,6 +786,32 @@ TEST(Report, AChangeWithinTheRerunsOwnMoveIsNotCalled) {
   EXPECT_THAT(across, ::testing::Not(HasSubstr("**1.05x")));
 }
 
+// --changes: the page of what changed from one kernel to the next, on the
+// fixtures (6.1.0-test and 6.2.0-test, one host): key ratios with intervals,
+// largest first; and the errors a user can make.
+TEST(Report, ChangesBetweenTwoKernels) {
+  absl::StatusOr<ResultsSet> set = LoadResultsDir(Good());
+  ASSERT_THAT(set, IsOk());
+  absl::StatusOr<std::map<std::string, ReportSpec>> specs = LoadReportSpecs(Specs());
+  ASSERT_THAT(specs, IsOk());
+  absl::StatusOr<RunSelector> before = ParseRunSelector("6.1.0-test");
+  absl::StatusOr<RunSelector> after = ParseRunSelector("6.2.0-test/testhost");
+  ASSERT_THAT(before, IsOk());
+  ASSERT_THAT(after, IsOk());
+  absl::StatusOr<std::string> page = ChangesPage(*set, {}, *specs, *before, *after);
+  ASSERT_THAT(page, IsOk()) << page.status();
+  EXPECT_EQ(ChangesPageName(*before, *after), "changes/6.1.0-test-to-6.2.0-test-testhost.md");
+  EXPECT_THAT(*page, HasSubstr("The host is the same: what changed is the kernel."));
+  EXPECT_THAT(*page, HasSubstr("## Features"));
+  EXPECT_THAT(*page, HasSubstr("| `io_uring_waitid` | no: io_uring: opcode 50"));  // 6.2: not probed
+  EXPECT_THAT(*page, HasSubstr("## Key ratios, largest change first"));
+  EXPECT_THAT(*page, HasSubstr("## Ledger verdicts that moved"));
+  EXPECT_FALSE(ParseRunSelector("").ok());
+  EXPECT_FALSE(ParseRunSelector("6.1/").ok());
+  EXPECT_TRUE(absl::IsNotFound(
+      ChangesPage(*set, {}, *specs, *before, RunSelector{"9.9-none", ""}).status()));
+}
+
 TEST(Report, BadFilesAreNamedAndTheRestStillReported) {
   const std::string results = Tmp("mixed");
   ASSERT_EQ(

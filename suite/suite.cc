@@ -52,6 +52,10 @@ ABSL_FLAG(std::string, only, "",
 ABSL_FLAG(std::string, lock, "wait",
           "The machine's bench lock: wait for another bench to finish, or fail at once.");
 ABSL_FLAG(bool, report, true, "Regenerate reports/ at the end.");
+ABSL_FLAG(std::string, against, "",
+          "KERNEL[/HOST]: after the run, also write reports/changes/<KERNEL>-to-<this kernel>.md, "
+          "what changed against that kernel's committed results (a new kernel: run the suite "
+          "with --against=<the release before it>).");
 ABSL_FLAG(bool, keep_quick, false,
           "With --quick: file each run under the full run's name (results/<kernel>/<host>/"
           "<experiment>.json), for a kernel where a smoke run is all there is to keep, such as "
@@ -220,6 +224,7 @@ struct SuitePlan {
   int total_estimate = 0;
   bool quick = false, self_check = false, keep_self_check = false;
   std::string lock_mode, self_check_dir;
+  std::string against;  // --against: the kernel (and host) to compare with
 };
 
 // The benches --only names, each checked against the suite's list.
@@ -243,8 +248,8 @@ absl::StatusOr<std::vector<Experiment>> ChooseBenches(const std::string& workspa
   }
   for (const std::string& n : wanted) {
     if (!known.count(n)) {
-      return absl::InvalidArgumentError(absl::StrCat("--only: no experiment '", n,
-                                                     "'; there are ", absl::StrJoin(known, ", ")));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--only: no experiment '", n, "'; there are ", absl::StrJoin(known, ", ")));
     }
   }
   return chosen;
@@ -277,6 +282,14 @@ absl::StatusOr<SuitePlan> MakeSuitePlan() {
         "--keep_self_check goes with --self_check, and not with --quick (a smoke run is no "
         "evidence to keep)");
   }
+  plan.against = absl::GetFlag(FLAGS_against);
+  if (!plan.against.empty() &&
+      (plan.quick || !absl::GetFlag(FLAGS_report) || (plan.self_check && !plan.keep_self_check) ||
+       plan.against.find_first_of(" :") != std::string::npos || plan.against.front() == '/')) {
+    return absl::InvalidArgumentError(
+        "--against=KERNEL[/HOST] compares full runs kept in results/: not with --quick, "
+        "--report=false or a --self_check that keeps nothing (e.g. --against=6.18.44-fc-v782)");
+  }
   if (plan.lock_mode != "wait" && plan.lock_mode != "fail") {
     return absl::InvalidArgumentError(
         absl::StrCat("--lock=", plan.lock_mode, ": expected wait or fail"));
@@ -294,8 +307,7 @@ void PrintPlan(const SuitePlan& plan) {
             << (plan.self_check ? ", each twice (--self_check)" : "")
             << ", one at a time, estimated " << Minutes(plan.total_estimate) << ":\n";
   for (size_t i = 0; i < plan.benches.size(); ++i) {
-    std::cout << absl::StrFormat("  %-16s ~%s\n", plan.benches[i].name,
-                                 Minutes(plan.estimate[i]));
+    std::cout << absl::StrFormat("  %-16s ~%s\n", plan.benches[i].name, Minutes(plan.estimate[i]));
   }
   std::cout << std::flush;
 }
@@ -320,7 +332,8 @@ std::vector<std::string> BenchArgs(const SuitePlan& plan, const Experiment& e) {
 }
 
 std::string SelfCheckOut(const SuitePlan& plan, const Experiment& e, int run) {
-  if (!plan.keep_self_check) return absl::StrCat(plan.self_check_dir, "/", e.name, "-", run, ".json");
+  if (!plan.keep_self_check)
+    return absl::StrCat(plan.self_check_dir, "/", e.name, "-", run, ".json");
   const std::string full = FullResultsPath(plan.workspace, e.name);
   return run == 1 ? full : absl::StrCat(full.substr(0, full.size() - 5), ".rerun.json");
 }
@@ -405,7 +418,12 @@ int Conclude(const SuitePlan& plan, SuiteTally& tally, int64_t total) {
   // are left as they were.
   if (absl::GetFlag(FLAGS_report) && !g_interrupted && (!plan.self_check || plan.keep_self_check)) {
     std::cout << "\n[suite] regenerating reports/" << std::endl;
-    absl::StatusOr<ExitStatus> status = RunChild({RunfileOrExit("analysis/report")});
+    std::vector<std::string> report = {RunfileOrExit("analysis/report")};
+    if (!plan.against.empty()) {
+      report.push_back(
+          absl::StrCat("--changes=", plan.against, ":", KernelRelease(), "/", HostId()));
+    }
+    absl::StatusOr<ExitStatus> status = RunChild(report);
     if (!status.ok() || !status->success()) tally.failed.push_back("report");
   }
   std::cout << "\nsuite: " << (g_interrupted ? "interrupted after " : "") << Minutes(total)

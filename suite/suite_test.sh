@@ -3,7 +3,7 @@
 # --quick run of one bench writes its quick file into the workspace it is
 # given, beside (never over) a full run, then the reports; --self_check runs
 # it twice elsewhere and prints the reproducibility table; an experiment folder
-# the build has not listed is named.
+# the build has not listed is named; --against refuses what it cannot compare.
 #   suite_test.sh SUITE
 set -eu
 suite="$1"
@@ -20,6 +20,14 @@ if "$suite" --only=nosuch >/dev/null 2>&1; then echo "an unknown experiment was 
 if env -u BUILD_WORKSPACE_DIRECTORY "$suite" --dry_run >/dev/null 2>&1; then
   echo "ran without a workspace" >&2; exit 1
 fi
+
+# --against compares full runs: with --quick, or in a bad form, it is a usage error.
+for bad in "--quick --against=6.1" "--against=6.1:6.2" "--against=/h" "--report=false --against=6.1"; do
+  # shellcheck disable=SC2086
+  if "$suite" --dry_run $bad > "$TEST_TMPDIR/against.txt" 2>&1; then echo "accepted: $bad" >&2; exit 1; fi
+  grep -q "against=KERNEL\[/HOST\]" "$TEST_TMPDIR/against.txt" || { cat "$TEST_TMPDIR/against.txt"; exit 1; }
+done
+"$suite" --dry_run --against=6.18.44-fc-v782 >/dev/null || { echo "--against refused" >&2; exit 1; }
 
 # A folder added after Bazel listed experiments/ is named, with the command that fixes it.
 mkdir -p "$ws/experiments/newone" && touch "$ws/experiments/newone/BUILD.bazel"
