@@ -669,6 +669,22 @@ TEST(Report, TheLedgerShowsAMeasurementOnce) {
                                 "its own |"));
 }
 
+// Claim A-1 of experiment "x": op/kind:slow is twice op/kind:fast.
+Claim TwiceAsSlow(double tolerance) {
+  Claim c;
+  c.id = "A-1";
+  c.source = "s";
+  c.claim = "twice as slow";
+  c.conditions = "d";
+  c.experiment = "x";
+  c.rule = {{"kind", "ratio"},
+            {"numerator", "op/kind:slow"},
+            {"denominator", "op/kind:fast"},
+            {"claimed", 2.0},
+            {"tolerance", tolerance}};
+  return c;
+}
+
 // A part's conclusion stands on the quiet runs of several processes; a noisy
 // run that says otherwise is set aside, and named.
 TEST(Report, TheLedgerConcludesFromCleanRuns) {
@@ -691,18 +707,7 @@ TEST(Report, TheLedgerConcludesFromCleanRuns) {
   set.files.push_back(file("results/k1/x.json", "no", "10", 200));
   set.files.push_back(file("results/k2/x.json", "yes: drifted", "10", 900));
   set.files.push_back(file("results/k3/x.json", "no", "1", 900));
-  Claim c;
-  c.id = "A-1";
-  c.source = "s";
-  c.claim = "twice as slow";
-  c.conditions = "d";
-  c.experiment = "x";
-  c.rule = {{"kind", "ratio"},
-            {"numerator", "op/kind:slow"},
-            {"denominator", "op/kind:fast"},
-            {"claimed", 2.0},
-            {"tolerance", 0.2}};
-  const std::string ledger = BuildReports(set, {c}, {})["claims.md"];
+  const std::string ledger = BuildReports(set, {TwiceAsSlow(0.2)}, {})["claims.md"];
   EXPECT_THAT(ledger, HasSubstr("| A-1 | twice as slow | **reproduced** | quiet runs of several "
                                 "processes: k1 on h: reproduced. Set aside: k2 on h (noisy): "));
   EXPECT_THAT(ledger, HasSubstr("k3 on h (one process): "));
@@ -719,29 +724,18 @@ TEST(Report, APendingRunYieldsToAnUndecidedOne) {
                       IterationRow(slow_row, k, 9, spread ? (k % 2 ? 150 : 300) : 200), ",",
                       IterationRow("op/kind:fast", k, 9, 100));
     }
-    absl::StatusOr<ResultsFile> f = ParseResults(
-        absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment, R"(": "x", "run.noisy": "no", ")",
-                     spawnlab::keys::kProcesses, R"(": "10", "host.name": "h"}, "benchmarks": [)",
-                     rows, "]}"),
-        path);
+    absl::StatusOr<ResultsFile> f =
+        ParseResults(absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment,
+                                  R"(": "x", "run.noisy": "no", ")", spawnlab::keys::kProcesses,
+                                  R"(": "10", "host.name": "h"}, "benchmarks": [)", rows, "]}"),
+                     path);
     EXPECT_THAT(f, IsOk());
     return *f;
   };
   ResultsSet set;
   set.files.push_back(file("results/k1/x.json", "op/kind:older", false));
   set.files.push_back(file("results/k2/x.json", "op/kind:slow", true));
-  Claim c;
-  c.id = "A-1";
-  c.source = "s";
-  c.claim = "twice as slow";
-  c.conditions = "d";
-  c.experiment = "x";
-  c.rule = {{"kind", "ratio"},
-            {"numerator", "op/kind:slow"},
-            {"denominator", "op/kind:fast"},
-            {"claimed", 2.0},
-            {"tolerance", 0.05}};
-  const std::string ledger = BuildReports(set, {c}, {})["claims.md"];
+  const std::string ledger = BuildReports(set, {TwiceAsSlow(0.05)}, {})["claims.md"];
   EXPECT_THAT(ledger, HasSubstr("| A-1 | twice as slow | **inconclusive** | quiet runs of several "
                                 "processes: k1 on h: pending; k2 on h: inconclusive"));
 }
@@ -757,8 +751,8 @@ TEST(Report, AChangeWithinTheRerunsOwnMoveIsNotCalled) {
     }
     absl::StatusOr<ResultsFile> f = ParseResults(
         absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment,
-                     R"(": "x", "kernel.release": ")", path.substr(8, 2),
-                     R"(", "host.name": ")", host, R"(", "host.id": ")", host,
+                     R"(": "x", "kernel.release": ")", path.substr(8, 2), R"(", "host.name": ")",
+                     host, R"(", "host.id": ")", host,
                      R"(", "git.revision": "abc", "git.tree": "clean", "run.start": ")", start,
                      R"(", "run.end": ")", end, R"("}, "benchmarks": [)", rows, "]}"),
         path);
@@ -768,8 +762,8 @@ TEST(Report, AChangeWithinTheRerunsOwnMoveIsNotCalled) {
   ResultsSet set;
   set.files.push_back(
       file("results/k1/a/x.json", "a", 1000, "2026-12-01T10:00:00Z", "2026-12-01T10:01:00Z"));
-  set.reruns.push_back(file("results/k1/a/x.rerun.json", "a", 1100, "2026-12-01T10:02:00Z",
-                            "2026-12-01T10:03:00Z"));
+  set.reruns.push_back(
+      file("results/k1/a/x.rerun.json", "a", 1100, "2026-12-01T10:02:00Z", "2026-12-01T10:03:00Z"));
   set.files.push_back(
       file("results/k2/a/x.json", "a", 1050, "2026-12-02T10:00:00Z", "2026-12-02T10:01:00Z"));
   set.files.push_back(
@@ -779,8 +773,9 @@ TEST(Report, AChangeWithinTheRerunsOwnMoveIsNotCalled) {
   // Columns: k1 on a (the first), k1 on b (a host change), k2 on a (a
   // kernel change). Another host: twice as slow, called. k2 moved 5% where
   // the rerun moved 10%: an interval that excludes 1, not called.
-  EXPECT_THAT(across,
-              HasSubstr("| k1 on b | change (host, from a) | k2 on a | change (kernel, from k1) |"));
+  EXPECT_THAT(
+      across,
+      HasSubstr("| k1 on b | change (host, from a) | k2 on a | change (kernel, from k1) |"));
   EXPECT_THAT(across, HasSubstr("| `op/kind:a` | 1.00 | 2.00 | **2.00x ["));
   EXPECT_THAT(across, HasSubstr("| 1.05 | 1.05x ["));
   EXPECT_THAT(across, ::testing::Not(HasSubstr("**1.05x")));
@@ -803,7 +798,8 @@ TEST(Report, ChangesBetweenTwoKernels) {
   EXPECT_EQ(ChangesPageName(*before, *after), "changes/6.1.0-test-to-6.2.0-test-testhost.md");
   EXPECT_THAT(*page, HasSubstr("The host is the same: what changed is the kernel."));
   EXPECT_THAT(*page, HasSubstr("## Features"));
-  EXPECT_THAT(*page, HasSubstr("| `io_uring_waitid` | no: io_uring: opcode 50"));  // 6.2: not probed
+  EXPECT_THAT(*page,
+              HasSubstr("| `io_uring_waitid` | no: io_uring: opcode 50"));  // 6.2: not probed
   EXPECT_THAT(*page, HasSubstr("## Key ratios, largest change first"));
   EXPECT_THAT(*page, HasSubstr("## Ledger verdicts that moved"));
   EXPECT_FALSE(ParseRunSelector("").ok());
