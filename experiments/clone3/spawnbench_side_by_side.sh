@@ -38,6 +38,18 @@ for r in $(seq "$rounds"); do
   "$bench" --processes=3 --rows --out="$out/round-$r.json" \
     --benchmark_filter='spawn/method:(fork|vfork|clone|posix_spawn)/child:minimal/parent:(minimal|1g-touched|1g-touched-unplaced)/until:start' |
     grep -E '^spawn|^run:' | tee "$out/spawnlab-$r.txt"
+  # Each row's fastest single spawn over the run (its fastest_us counter):
+  # spawnlab's minimum, the statistic spawnbench reports.
+  python3 - "$out/round-$r.json" >> "$out/spawnlab-$r.txt" <<'PY'
+import json, sys
+fastest = {}
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    if b.get("run_type") == "iteration" and "fastest_us" in b:
+        name = b["run_name"].split("/manual_time")[0]
+        fastest[name] = min(fastest.get(name, float("inf")), b["fastest_us"])
+for name, us in fastest.items():
+    print("fastest", name, us)
+PY
   echo "== round $r: spawnbench"
   # Its last size, 30 GiB untouched, is refused by malloc where the kernel's
   # overcommit heuristic sees more than RAM and swap (no swap here); the sizes
@@ -48,12 +60,14 @@ for r in $(seq "$rounds"); do
   done) 2>&1 | tee "$out/spawnbench-$r.txt"
 done
 # The answer: the issue's five ratios, each round and over the rounds.
-# spawnlab: ratios of row medians (its --rows table: NAME MEDIAN UNIT ...);
+# spawnlab: ratios of row medians (its --rows table: NAME MEDIAN UNIT ...),
+# "@median", and of its fastest single spawns (fastest_us), "@min";
 # spawnbench: ratios of its minima (and, for the fork-size ratio, of its
 # averages). Agreement: spawnlab / spawnbench, within 10% to agree.
-for r in $(seq "$rounds"); do
-  awk -v r="$r" '
+for r in $(seq "$rounds"); do for min in 0 1; do
+  awk -v r="$r" -v min="$min" '
     function us(v, unit) { return unit == "ns" ? v / 1000 : unit == "ms" ? v * 1000 : unit == "s" ? v * 1e6 : v }
+    FNR == NR && $1 == "fastest" { fast[$2] = $3; next }
     FNR == NR && $1 ~ /^spawn\// && !($1 in lab) { lab[$1] = us($2, $3); next }
     FNR != NR && /: avg=/ {
       name = $1; desc = $0; sub(/^ *[^ ]+ /, "", desc); sub(/ *:.*/, "", desc)
@@ -62,20 +76,24 @@ for r in $(seq "$rounds"); do
         if (index($i, "min=") == 1) { v = substr($i, 5); sub(/ns$/, "", v); mn[name "|" desc] = v }
       }
     }
-    function row(m, p) { return lab["spawn/method:" m "/child:minimal/parent:" p "/until:start"] }
+    function row(m, p,   k) {
+      k = "spawn/method:" m "/child:minimal/parent:" p "/until:start"
+      return min ? fast[k] : lab[k]
+    }
     function q(a, b) { return (a > 0 && b > 0) ? a / b : 0 }
     END {
-      print r, "fork/vfork", q(row("fork", "minimal"), row("vfork", "minimal")), q(mn["fork|small"], mn["vfork|small"])
-      print r, "posix_spawn/vfork", q(row("posix_spawn", "minimal"), row("vfork", "minimal")), q(mn["posix_spawn|small"], mn["vfork|small"])
-      print r, "clone/vfork", q(row("clone", "minimal"), row("vfork", "minimal")), q(mn["clone_vm|small"], mn["vfork|small"])
-      print r, "vfork-1g-touched/vfork", q(row("vfork", "1g-touched"), row("vfork", "minimal")), q(mn["vfork|+  1G init"], mn["vfork|small"])
-      print r, "fork-1g-touched/fork", q(row("fork", "1g-touched"), row("fork", "minimal")), q(mn["fork|+  1G init"], mn["fork|small"])
-      print r, "fork-1g-touched-unplaced/fork", q(row("fork", "1g-touched-unplaced"), row("fork", "minimal")), q(mn["fork|+  1G init"], mn["fork|small"])
-      print r, "fork-1g-touched/fork(spawnbench-average)", q(row("fork", "1g-touched"), row("fork", "minimal")), q(avg["fork|+  1G init"], avg["fork|small"])
+      print r, "fork/vfork@" (min ? "min" : "median"), q(row("fork", "minimal"), row("vfork", "minimal")), q(mn["fork|small"], mn["vfork|small"])
+      print r, "posix_spawn/vfork@" (min ? "min" : "median"), q(row("posix_spawn", "minimal"), row("vfork", "minimal")), q(mn["posix_spawn|small"], mn["vfork|small"])
+      print r, "clone/vfork@" (min ? "min" : "median"), q(row("clone", "minimal"), row("vfork", "minimal")), q(mn["clone_vm|small"], mn["vfork|small"])
+      print r, "vfork-1g-touched/vfork@" (min ? "min" : "median"), q(row("vfork", "1g-touched"), row("vfork", "minimal")), q(mn["vfork|+  1G init"], mn["vfork|small"])
+      print r, "fork-1g-touched/fork@" (min ? "min" : "median"), q(row("fork", "1g-touched"), row("fork", "minimal")), q(mn["fork|+  1G init"], mn["fork|small"])
+      print r, "fork-1g-touched-unplaced/fork@" (min ? "min" : "median"), q(row("fork", "1g-touched-unplaced"), row("fork", "minimal")), q(mn["fork|+  1G init"], mn["fork|small"])
+      print r, "fork-1g-touched/fork(spawnbench-average)@" (min ? "min" : "median"), q(row("fork", "1g-touched"), row("fork", "minimal")), q(avg["fork|+  1G init"], avg["fork|small"])
     }' "$out/spawnlab-$r.txt" "$out/spawnbench-$r.txt"
-done > "$out/ratios.txt"
+done; done > "$out/ratios.txt"
 echo
-echo "the issue's ratios, to the child's first instruction: spawnlab (ratio of row medians) against"
+echo "the issue's ratios, to the child's first instruction: spawnlab (@median: ratio of row medians;"
+echo "@min: of the rows' fastest spawns) against"
 echo "spawnbench (ratio of its minima; PATH ${3:-published}), each the median over $rounds rounds"
 echo "(range); agree: within 10%"
 awk '
