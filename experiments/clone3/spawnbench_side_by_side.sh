@@ -41,11 +41,12 @@ for r in $(seq "$rounds"); do
   # Each row's fastest single spawn over the run (its fastest_us counter):
   # spawnlab's minimum, the statistic spawnbench reports.
   python3 - "$out/round-$r.json" >> "$out/spawnlab-$r.txt" <<'PY'
-import json, sys
+import json, re, sys
 fastest = {}
 for b in json.load(open(sys.argv[1]))["benchmarks"]:
     if b.get("run_type") == "iteration" and "fastest_us" in b:
-        name = b["run_name"].split("/manual_time")[0]
+        # Google Benchmark's own segments (/iterations:N, /manual_time) off.
+        name = re.sub(r"/(iterations:\d+|manual_time|real_time)", "", b["run_name"])
         fastest[name] = min(fastest.get(name, float("inf")), b["fastest_us"])
 for name, us in fastest.items():
     print("fastest", name, us)
