@@ -131,6 +131,15 @@ std::string KernelBuild(const ResultsFile& f) {
                       ", config ", Ctx(f, "kernel.config.fnv64").substr(0, 8));
 }
 
+// How long the findings run took, measuring: "59 s (full)"; "—" where the
+// run did not record it. A default run measures fewer rows than a full one.
+std::string Took(const ResultsFile& f) {
+  const std::string seconds = Ctx(f, "run.seconds");
+  if (seconds == "—") return "—";
+  const std::string kind = Ctx(f, spawnlab::keys::kRunKind);
+  return absl::StrCat(seconds, " s", kind == "—" ? "" : absl::StrCat(" (", kind, ")"));
+}
+
 // A run's answer in a few ratios: its headline's first four, else its first
 // key ratios; "—" where it has neither.
 std::string AnswerRatios(const ResultsFile& f, const ReportSpec& spec) {
@@ -163,8 +172,8 @@ std::string GlanceTable(const std::vector<const ResultsFile*>& files,
   std::map<std::string, std::vector<const ResultsFile*>> by_experiment;
   for (const ResultsFile* f : files) by_experiment[f->experiment()].push_back(f);
   std::string out =
-      "| experiment | the question | the answer's ratios | findings from | run it |\n"
-      "|---|---|---|---|---|\n";
+      "| experiment | the question | the answer's ratios | findings from | run it | it took |\n"
+      "|---|---|---|---|---|---:|\n";
   for (const auto& [experiment, group] : by_experiment) {
     const ResultsFile* f = FindingsRun(group);
     if (f == nullptr) continue;
@@ -182,7 +191,7 @@ std::string GlanceTable(const std::vector<const ResultsFile*>& files,
                                           name, "/README.md)"),
         " | ", AnswerRatios(*f, s), " | ", RunLine(*f), " | ",
         spec == specs.end() ? "—" : absl::StrCat("`bazel run //experiments/", name, ":bench`"),
-        " |\n");
+        " | ", Took(*f), " |\n");
   }
   return out;
 }
@@ -224,11 +233,11 @@ std::string Index(const std::vector<const ResultsFile*>& files, const ResultsSet
     if (Ctx(*f, "cpu.model") == "—") continue;
     auto& m = machines[{f->kernel(), f->host()}];
     if (m.first.empty()) {
-      m.first = absl::StrCat(
-          "| ", Cell(f->kernel()), " | ", KernelBuild(*f), " | ", Cell(f->host()), " | ",
-          Ctx(*f, "cpu.model"), " | ",
-          Ctx(*f, "cpu.online"), " | ", Ctx(*f, "virtualization"), " | ", Ctx(*f, "thp.enabled"),
-          " | ", Ctx(*f, "aslr"), " | ", Ctx(*f, "glibc"), " | ", Ctx(*f, "compiler"), " | ");
+      m.first =
+          absl::StrCat("| ", Cell(f->kernel()), " | ", KernelBuild(*f), " | ", Cell(f->host()),
+                       " | ", Ctx(*f, "cpu.model"), " | ", Ctx(*f, "cpu.online"), " | ",
+                       Ctx(*f, "virtualization"), " | ", Ctx(*f, "thp.enabled"), " | ",
+                       Ctx(*f, "aslr"), " | ", Ctx(*f, "glibc"), " | ", Ctx(*f, "compiler"), " | ");
     }
     m.second.insert(ShortRevision(*f));
   }
