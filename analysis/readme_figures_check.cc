@@ -6,42 +6,32 @@
 // Every argument named README.md outside reports/ is checked; the others are
 // the generated reports. Exit 1 with one line per figure, 2 for usage.
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "analysis/readme_figures.h"
-
-namespace {
-
-bool Read(const std::string& path, std::string* text) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  *text = s.str();
-  return static_cast<bool>(in);
-}
-
-}  // namespace
+#include "lib/safe_file.h"
 
 int main(int argc, char** argv) {
-  std::vector<std::string> readmes;
+  std::vector<std::pair<std::string, std::string>> readmes;  // path, text
   std::string reports;
   int report_files = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string path = argv[i];
-    std::string text;
-    if (!Read(path, &text)) {
-      std::cerr << "error: cannot read " << path << "\n";
+    absl::StatusOr<std::string> read = spawnlab::ReadFileToString(path);
+    if (!read.ok()) {
+      std::cerr << "error: " << read.status().message() << "\n";
       return 2;
     }
+    std::string& text = *read;
     const bool is_readme = (path == "README.md" || absl::EndsWith(path, "/README.md")) &&
                            !absl::StartsWith(path, "reports/");
     if (is_readme) {
-      readmes.push_back(path);
+      readmes.push_back({path, std::move(text)});
     } else {
       reports += text;
       reports += "\n";
@@ -53,9 +43,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::vector<std::string> problems;
-  for (const std::string& path : readmes) {
-    std::string text;
-    Read(path, &text);
+  for (const auto& [path, text] : readmes) {
     for (std::string& p : spawnlab::analysis::UnbackedFigures(path, text, reports)) {
       problems.push_back(std::move(p));
     }

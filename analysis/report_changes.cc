@@ -117,8 +117,9 @@ std::vector<KeyRatioMove> KeyRatioChanges(const std::string& experiment, const R
                                           const ResultsFile& before, const ResultsFile& after) {
   std::vector<KeyRatioMove> out;
   for (const KeyRatioSpec& k : spec.key_ratios) {
-    const KeyRatioValue b = ComputeKeyRatio(before, k), a = ComputeKeyRatio(after, k);
-    if (!b.measured() || !a.measured()) continue;
+    // The denominator the newer run judges by (the fastest of those named).
+    const KeyRatioValue a = ComputeKeyRatio(after, k);
+    if (!a.measured()) continue;
     std::optional<KeyRatioMove> m =
         Move(experiment, k.what, before, after, k.numerator, a.denominator->name);
     if (m) out.push_back(*std::move(m));

@@ -27,8 +27,8 @@ std::string HeadlineSection(const ResultsFile& f, const Headline& declared) {
   }
   const HeadlineTable t = ComputeHeadline(f, *h);
   if (t.empty()) return "";
-  // The unit of the smallest cell, so that every cell reads in whole figures
-  // (a fork of a 4 GiB parent in thousands of µs, not vfork in 0.0263 ms).
+  // The unit of the smallest cell, so that every cell reads in whole figures:
+  // the largest run to more digits, none to a fraction with leading zeros.
   const TimeUnit unit = UnitFor({t.smallest});
   std::string fixed;
   for (const auto& [dim, value] : h->fixed) {

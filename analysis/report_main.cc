@@ -10,9 +10,7 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -52,11 +50,9 @@ std::string AsTyped(const std::string& path) {
   return absl::StrCat(cwd, "/", path);
 }
 
+// A file's text, or "" where there is none to read.
 std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return spawnlab::ReadFileToString(path).value_or("");
 }
 
 }  // namespace

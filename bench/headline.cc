@@ -19,7 +19,8 @@ std::string Figure(double v) {
 
 void PrintTable(const HeadlineTable& t, const Headline& h, std::ostream& out) {
   // One unit for the table, the smallest cell's, so that every figure is a
-  // whole one (a 4 GiB parent's fork in thousands of us, vfork not 0.0263 ms).
+  // whole one: the largest cells run to more digits, no cell to a fraction
+  // with leading zeros.
   const auto [scale, unit] = t.smallest >= 1e6   ? std::make_pair(1e-6, "ms")
                              : t.smallest >= 1e3 ? std::make_pair(1e-3, "us")
                                                  : std::make_pair(1.0, "ns");

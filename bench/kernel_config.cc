@@ -7,8 +7,6 @@
 #include <zlib.h>
 
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -17,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "lib/safe_file.h"
 
 namespace spawnlab {
 namespace {
@@ -96,11 +95,9 @@ std::map<std::string, std::string> KernelConfigSummary(absl::string_view config)
 }
 
 std::map<std::string, std::string> KernelIdentity() {
-  std::ifstream version("/proc/version");
-  std::stringstream text;
-  text << version.rdbuf();
+  absl::StatusOr<std::string> version = ReadFileToString("/proc/version");
   const std::string proc_version =
-      version ? std::string(absl::StripAsciiWhitespace(text.str())) : "unknown";
+      version.ok() ? std::string(absl::StripAsciiWhitespace(*version)) : "unknown";
   std::vector<std::string> tried = {"/proc/config.gz"};
   struct utsname u;
   if (uname(&u) == 0) tried.push_back(absl::StrCat("/boot/config-", u.release));

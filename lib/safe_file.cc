@@ -42,23 +42,23 @@ absl::StatusOr<WriteTarget> CheckWriteTarget(const std::string& path) {
     if (errno != ENOENT) return absl::ErrnoToStatus(errno, absl::StrCat("lstat ", path));
     struct stat dir;
     if (stat(Folder(path).c_str(), &dir) != 0 || !S_ISDIR(dir.st_mode)) {
-      return absl::NotFoundError(absl::StrCat(path, ": its folder ", Folder(path),
-                                              " does not exist"));
+      return absl::NotFoundError(
+          absl::StrCat(path, ": its folder ", Folder(path), " does not exist"));
     }
     return WriteTarget::kAbsent;
   }
   if (S_ISREG(st.st_mode)) return WriteTarget::kRegular;
   if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return WriteTarget::kStream;
-  const char* what = S_ISLNK(st.st_mode)   ? "a symbolic link (spawnlab writes through none)"
-                     : S_ISDIR(st.st_mode) ? "a directory"
-                                           : "neither a regular file, a character device nor a FIFO";
+  const char* what = S_ISLNK(st.st_mode) ? "a symbolic link (spawnlab writes through none)"
+                     : S_ISDIR(st.st_mode)
+                         ? "a directory"
+                         : "neither a regular file, a character device nor a FIFO";
   return absl::FailedPreconditionError(absl::StrCat(path, " is ", what, "; name a file"));
 }
 
 absl::StatusOr<std::string> MakeTempFileBeside(const std::string& path) {
   const std::filesystem::path p(path);
-  std::string name =
-      absl::StrCat(Folder(path), "/.", p.filename().string(), ".tmp-XXXXXX");
+  std::string name = absl::StrCat(Folder(path), "/.", p.filename().string(), ".tmp-XXXXXX");
   UniqueFd fd(mkostemp(name.data(), O_CLOEXEC));
   if (!fd.valid()) return absl::ErrnoToStatus(errno, absl::StrCat("mkstemp ", name));
   if (fchmod(fd.get(), 0644) != 0) {
@@ -67,6 +67,22 @@ absl::StatusOr<std::string> MakeTempFileBeside(const std::string& path) {
     return absl::ErrnoToStatus(err, absl::StrCat("fchmod ", name));
   }
   return name;
+}
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return absl::ErrnoToStatus(errno, absl::StrCat("open ", path));
+  std::string text;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = read(fd.get(), buf, sizeof(buf));
+    if (n == 0) return text;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return absl::ErrnoToStatus(errno, absl::StrCat("read ", path));
+    }
+    text.append(buf, static_cast<size_t>(n));
+  }
 }
 
 absl::Status WriteFileAtomically(const std::string& path, absl::string_view text) {

@@ -41,6 +41,10 @@ absl::StatusOr<WriteTarget> CheckWriteTarget(const std::string& path);
 // written into (opened O_NOFOLLOW, never created or replaced).
 absl::Status WriteFileAtomically(const std::string& path, absl::string_view text);
 
+// The whole of a file (or a /proc file, read until its end), with errno's
+// status and the path where it cannot be opened or read.
+absl::StatusOr<std::string> ReadFileToString(const std::string& path);
+
 // A new, empty file beside `path` named ".<name of path>.tmp-XXXXXX" (mkstemp),
 // for a writer that must be given a path (Google Benchmark's --benchmark_out).
 // Returns its path; the caller removes or renames it.

@@ -104,6 +104,17 @@ TEST_F(SafeFileTest, AFifoIsWrittenIntoNotReplaced) {
   EXPECT_TRUE(S_ISFIFO(st.st_mode));
 }
 
+TEST_F(SafeFileTest, ReadsAFileWholeAndNamesOneThatIsMissing) {
+  ASSERT_THAT(WriteFileAtomically(Path("a"), "two\nlines\n"), IsOk());
+  absl::StatusOr<std::string> text = ReadFileToString(Path("a"));
+  ASSERT_THAT(text, IsOk());
+  EXPECT_EQ(*text, "two\nlines\n");
+  absl::StatusOr<std::string> missing = ReadFileToString(Path("none"));
+  EXPECT_TRUE(absl::IsNotFound(missing.status())) << missing.status();
+  EXPECT_NE(missing.status().message().find(Path("none")), std::string::npos);
+  EXPECT_FALSE(ReadFileToString(dir_->path()).ok());  // a folder reads as EISDIR
+}
+
 TEST_F(SafeFileTest, CheckWriteTargetNamesWhatIsWrong) {
   EXPECT_EQ(*CheckWriteTarget(Path("new.json")), WriteTarget::kAbsent);
   std::ofstream(Path("f")) << "x";
