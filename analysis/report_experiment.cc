@@ -302,15 +302,10 @@ std::string RunDetail(const std::string& experiment, const ReportSpec& spec, con
                       std::map<std::string, std::string>* out) {
   std::string page = absl::StrCat(kGeneratedMarker, "\n\n# ", experiment, ": ", Cell(f.kernel()),
                                   " on ", Cell(f.host()), f.quick() ? " (quick run)" : "", "\n\n",
+                                  f.uml() ? absl::StrCat(UmlCaveat(f), "\n\n") : "",
                                   "Back to the findings: [", experiment, ".md](../", experiment,
                                   ".md). From `", f.path, "`, git ", ShortRevision(f), ", ",
                                   Ctx(f, "cpu.model"), ", ", Ctx(f, "virtualization"), ".\n\n");
-  if (f.uml()) {
-    absl::StrAppend(&page, "**Under User-Mode Linux** (`bazel run //suite:uml`): UML traps ",
-                    "every system call of its programs, so these times are not a ",
-                    Cell(f.kernel()), " machine's; the run shows which rows work and which ",
-                    "skip on this kernel. No verdict or comparison uses it.\n\n");
-  }
   if (f.quick()) {
     absl::StrAppend(&page, "This is a `--quick` smoke run: too few repetitions to conclude ",
                     "anything.\n\n");
@@ -318,7 +313,8 @@ std::string RunDetail(const std::string& experiment, const ReportSpec& spec, con
   absl::StrAppend(&page, "Times are per operation. *median*, *min*, *stddev* and *cv* are over ",
                   "the *n* repetitions of each row; compare rows within one run.\n\n");
   if (f.uml()) {  // its times would only mislead: which rows ran, and why others did not
-    return absl::StrCat(page, RunConditions(f), RowsTable(f), "\n", Environment(f));
+    return absl::StrCat(page, RunConditions(f), UmlRatioTable(f, spec), RowsTable(f), "\n",
+                        Environment(f));
   }
   absl::StrAppend(&page, RunConditions(f), HeadlineSection(f, spec.headline),
                   HarnessOverhead(f, spec.harness_overhead), KeyRatioTable(f, spec),
@@ -396,6 +392,7 @@ void ExperimentPages(const std::string& experiment, const ReportSpec& spec,
                     HeadlineSection(*f, spec.headline), HarnessOverhead(*f, spec.harness_overhead),
                     KeyRatioTable(*f, spec), Charts(*f, spec, experiment, "", &again, &same_svgs));
     if (spec.has_cross_check) absl::StrAppend(&main, CrossCheck(*f, spec.cross_check, all, reruns));
+    absl::StrAppend(&main, UmlFindings(files, spec, pages));
   }
   absl::StrAppend(&main, RunsTable(files, pages));
   const std::string across = AcrossKernels(files, spec, reruns);

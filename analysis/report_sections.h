@@ -96,6 +96,19 @@ struct KeyRatioValue {
 };
 KeyRatioValue ComputeKeyRatio(const ResultsFile& f, const KeyRatioSpec& k);
 
+// What a run under User-Mode Linux can and cannot show, one paragraph.
+std::string UmlCaveat(const ResultsFile& f);
+
+// The spec's uml_ratios (ReportSpec::uml_ratios) in run `f`, unjudged.
+std::string UmlRatioTable(const ResultsFile& f, const ReportSpec& spec);
+
+// For the findings: the uml_ratios from the newest full run under UML among
+// `files` (else its newest smoke), with the caveat and a link to its page
+// (`pages`); the command that makes one where there is none; "" for a spec
+// without uml_ratios.
+std::string UmlFindings(const std::vector<const ResultsFile*>& files, const ReportSpec& spec,
+                        const std::map<const ResultsFile*, std::string>& pages);
+
 // The key ratios (ReportSpec::key_ratios), paired within rounds, each with
 // its interval and whether it is within its bound.
 std::string KeyRatioTable(const ResultsFile& f, const ReportSpec& spec);

@@ -121,12 +121,19 @@ absl::Status ParseCharts(const Json& j, const std::string& where, ReportSpec& sp
   return absl::OkStatus();
 }
 
-absl::Status ParseKeyRatios(const Json& j, const std::string& where, ReportSpec& spec) {
+// `key_ratios` (each judged against its "bound") or `uml_ratios` (never
+// judged: no "bound").
+absl::Status ParseRatios(const Json& j, const std::string& where, const char* key, bool judged,
+                         std::vector<KeyRatioSpec>& out) {
   const Json* ratios;
-  SPEC_ASSIGN(ratios, Array(j, "key_ratios", where));
+  SPEC_ASSIGN(ratios, Array(j, key, where));
   for (size_t i = 0; ratios != nullptr && i < ratios->size(); ++i) {
-    Reader r((*ratios)[i], absl::StrCat(where, ": key_ratios[", i, "]"));
-    SPEC_RETURN_IF_ERROR(r.CheckKeys({"what", "numerator", "denominators", "bound"}));
+    Reader r((*ratios)[i], absl::StrCat(where, ": ", key, "[", i, "]"));
+    if (judged) {
+      SPEC_RETURN_IF_ERROR(r.CheckKeys({"what", "numerator", "denominators", "bound"}));
+    } else {
+      SPEC_RETURN_IF_ERROR(r.CheckKeys({"what", "numerator", "denominators"}));
+    }
     KeyRatioSpec k;
     SPEC_ASSIGN(k.what, r.String("what"));
     if (!r.json().contains("numerator")) return r.Error("needs a row 'numerator'");
@@ -138,12 +145,14 @@ absl::Status ParseKeyRatios(const Json& j, const std::string& where, ReportSpec&
       SPEC_ASSIGN(row, r.Row(d, "a denominator"));
       k.denominators.push_back(row);
     }
-    const Json& bound = r.json().value("bound", Json());
-    if (!bound.is_number() || !(bound.get<double>() > 0)) {
-      return r.Error("needs a positive number 'bound'");
+    if (judged) {
+      const Json& bound = r.json().value("bound", Json());
+      if (!bound.is_number() || !(bound.get<double>() > 0)) {
+        return r.Error("needs a positive number 'bound'");
+      }
+      k.bound = bound.get<double>();
     }
-    k.bound = bound.get<double>();
-    spec.key_ratios.push_back(std::move(k));
+    out.push_back(std::move(k));
   }
   return absl::OkStatus();
 }
@@ -252,14 +261,15 @@ absl::StatusOr<ReportSpec> Parse(const Json& j, const std::string& experiment,
   spec.experiment = experiment;
   Reader top(j, where);
   SPEC_RETURN_IF_ERROR(top.CheckKeys({"charts", "key_ratios", "counters", "harness_overhead",
-                                      "key_rows", "cross_check", "headline"}));
+                                      "key_rows", "cross_check", "headline", "uml_ratios"}));
   SPEC_RETURN_IF_ERROR(ParseCharts(j, where, spec));
   if (j.contains("headline")) {
     absl::StatusOr<Headline> h = ParseHeadline(j["headline"].dump());
     if (!h.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", h.status().message()));
     spec.headline = *std::move(h);
   }
-  SPEC_RETURN_IF_ERROR(ParseKeyRatios(j, where, spec));
+  SPEC_RETURN_IF_ERROR(ParseRatios(j, where, "key_ratios", true, spec.key_ratios));
+  SPEC_RETURN_IF_ERROR(ParseRatios(j, where, "uml_ratios", false, spec.uml_ratios));
   SPEC_RETURN_IF_ERROR(ParseCounters(j, where, spec));
   if (j.contains("harness_overhead")) {
     SPEC_ASSIGN(spec.harness_overhead, top.Row(j["harness_overhead"], "'harness_overhead'"));
@@ -389,11 +399,14 @@ std::vector<std::string> CheckSpecRows(const ReportSpec& spec,
       }
     }
   }
-  for (size_t i = 0; i < spec.key_ratios.size(); ++i) {
-    const KeyRatioSpec& k = spec.key_ratios[i];
-    const std::string where = absl::StrCat("key_ratios[", i, "] (", k.what, ")");
-    need(bench, k.numerator, where);
-    for (const std::string& d : k.denominators) need(bench, d, where);
+  for (const auto& [key, ratios] : {std::pair{"key_ratios", &spec.key_ratios},
+                                     std::pair{"uml_ratios", &spec.uml_ratios}}) {
+    for (size_t i = 0; i < ratios->size(); ++i) {
+      const KeyRatioSpec& k = (*ratios)[i];
+      const std::string where = absl::StrCat(key, "[", i, "] (", k.what, ")");
+      need(bench, k.numerator, where);
+      for (const std::string& d : k.denominators) need(bench, d, where);
+    }
   }
   for (size_t i = 0; i < spec.counters.size(); ++i) {
     if (selected(spec.counters[i].rows, "") == 0) {

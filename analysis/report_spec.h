@@ -89,6 +89,11 @@ struct ReportSpec {
   std::string experiment;  // the folder's name
   std::vector<ChartSpec> charts;
   std::vector<KeyRatioSpec> key_ratios;
+  // Ratios shown from a run under User-Mode Linux (no bound: never judged),
+  // for rows this host skips: UML traps every system call, so a ratio between
+  // rows that differ by how many calls they make keeps its direction and its
+  // growth, though not a machine's size.
+  std::vector<KeyRatioSpec> uml_ratios;
   std::vector<CounterTableSpec> counters;
   std::string harness_overhead;  // a row timing the harness alone, or empty
   // Rows charted across kernels and hosts, one chart each, when results/

@@ -27,6 +27,8 @@ constexpr char kSpec[] = R"({
   "counters": [{"title": "parents", "family": "spawn", "fixed": {"method": "fork"},
                 "names": ["parent_mappings"]}],
   "harness_overhead": "harness/op:empty",
+  "uml_ratios": [{"what": "fork / vfork under UML", "numerator": "spawn/method:fork/parent:a/until:exit",
+                  "denominators": ["spawn/method:vfork/parent:a/until:exit"]}],
   "cross_check": {"experiment": "crosscheck", "command": "bazel run //x:crosscheck",
                   "description": "d", "tolerance": 0.1,
                   "pairs": [{"what": "fork / vfork", "own_statistic": "min",
@@ -56,6 +58,8 @@ TEST(ReportSpec, ParsesEverySection) {
   ASSERT_EQ(s->counters.size(), 1);
   EXPECT_THAT(s->counters[0].names, ElementsAre("parent_mappings"));
   EXPECT_EQ(s->harness_overhead, "harness/op:empty");
+  ASSERT_EQ(s->uml_ratios.size(), 1);
+  EXPECT_EQ(s->uml_ratios[0].numerator, "spawn/method:fork/parent:a/until:exit");
   ASSERT_TRUE(s->has_cross_check);
   EXPECT_EQ(s->cross_check.tolerance, 0.1);
   ASSERT_EQ(s->cross_check.pairs.size(), 1);
@@ -93,6 +97,10 @@ TEST(ReportSpec, MistakesAreErrorsThatSayWhere) {
            {R"({"key_ratios": [{"what": "w", "numerator": "a/b:c", "denominators": ["a/b:d"],
                 "bound": -1}]})",
             "positive number 'bound'"},
+           // UML's figures are never judged: a bound there is a mistake.
+           {R"({"uml_ratios": [{"what": "w", "numerator": "a/b:c", "denominators": ["a/b:d"],
+                "bound": 2}]})",
+            "uml_ratios[0]: unknown key 'bound'"},
            {R"({"counters": [{"title": "t", "family": "a", "names": []}]})", "counter 'names'"},
            {R"({"cross_check": {"experiment": "c", "command": "c", "description": "d",
                 "tolerance": 10, "pairs": []}})",
@@ -128,13 +136,16 @@ TEST(ReportSpec, EveryRowItNamesExists) {
 TEST(ReportSpec, ARenamedRowIsNamed) {
   absl::StatusOr<ReportSpec> s = ParseReportSpec(kSpec, "foo", "foo/report.json");
   ASSERT_THAT(s, IsOk()) << s.status();
-  // vfork renamed: the key ratio and the cross-check pair lose their row.
+  // vfork renamed: the key ratio, the UML ratio and the cross-check pair lose
+  // their row.
   std::vector<std::string> renamed = {kBenchRows[0], kBenchRows[1],
                                       "spawn/method:vfork2/parent:a/until:exit"};
   EXPECT_THAT(
       CheckSpecRows(*s, renamed, {"x/op:fork", "x/op:vfork"}),
       ElementsAre(
           "key_ratios[0] (vfork / fork): no row 'spawn/method:vfork/parent:a/until:exit'",
+          "uml_ratios[0] (fork / vfork under UML): no row "
+          "'spawn/method:vfork/parent:a/until:exit'",
           "cross_check.pairs[0] (fork / vfork): no row 'spawn/method:vfork/parent:a/until:exit'"));
   // The cross-check's own rows are checked against its own list.
   EXPECT_THAT(CheckSpecRows(*s, kBenchRows, {"x/op:fork"}),

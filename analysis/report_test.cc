@@ -604,6 +604,47 @@ TEST(Report, UmlRunsAreMarkedAndJudgeNothing) {
   EXPECT_THAT(ledger, ::testing::Not(HasSubstr("5.15.0-uml")));
 }
 
+// A spec's uml_ratios: shown in the findings from the run under UML (never
+// judged), with what UML's figures can and cannot show; the UML run's own
+// page opens with the same; without a UML run, the command that makes one.
+TEST(Report, UmlRatiosComeFromTheUmlRunUnjudged) {
+  const std::string specs = Tmp("uml-ratio-specs");
+  std::filesystem::create_directories(specs + "/command");
+  std::ofstream(specs + "/command/report.json") << R"({"uml_ratios": [
+      {"what": "Command over vfork under UML",
+       "numerator": "command/api:command/child:minimal/op:run",
+       "denominators": ["command/api:vfork/child:minimal/op:run"]}]})";
+  const std::string out_none = Tmp("reports-uml-ratios-none");
+  ASSERT_EQ(RunReport(Good(), out_none, {}, specs), 0);
+  EXPECT_THAT(Read(out_none + "/command.md"),
+              HasSubstr("No run under User-Mode Linux in results/ yet: `bazel run //suite:uml -- "
+                        "--full --only=command --processes=2`"));
+
+  const std::string results = Tmp("results-uml-ratios");
+  std::filesystem::remove_all(results);
+  std::filesystem::copy(Good(), results, std::filesystem::copy_options::recursive);
+  nlohmann::json doc = nlohmann::json::parse(Read(Good() + "/6.1.0-test/command.json"));
+  doc["context"]["kernel.release"] = "5.15.0-uml";
+  doc["context"]["host.name"] = "umlhost";
+  doc["context"]["virtualization"] = "uml";
+  std::filesystem::create_directories(results + "/5.15.0-uml");
+  std::ofstream(results + "/5.15.0-uml/command.json") << doc.dump();
+  const std::string out = Tmp("reports-uml-ratios");
+  ASSERT_EQ(RunReport(results, out, {}, specs), 0);
+  const std::string command = Read(out + "/command.md");
+  const size_t section = command.find("### Under User-Mode Linux: the rows this host cannot run");
+  ASSERT_NE(section, std::string::npos) << command;
+  EXPECT_THAT(command.substr(section), HasSubstr("**5.15.0-uml on umlhost**"));
+  EXPECT_THAT(command.substr(section),
+              HasSubstr("| Command over vfork under UML | `command/api:vfork/child:minimal/op:run` | "));
+  EXPECT_THAT(command.substr(section), HasSubstr("which costs more and how the cost grows"));
+  EXPECT_THAT(command.substr(section), ::testing::Not(HasSubstr("met: at most")));
+  // The UML run's page: the caveat is the first thing under its title.
+  const std::string uml = Read(out + "/command/5.15.0-uml-umlhost.md");
+  EXPECT_THAT(uml, HasSubstr("# command: 5.15.0-uml on umlhost\n\n**Under User-Mode Linux**"));
+  EXPECT_THAT(uml, HasSubstr("| Command over vfork under UML |"));
+}
+
 TEST(Report, ThreeSignificantFiguresInTheTablesUnit) {
   EXPECT_EQ(InUnit(1234567, {"ms", 1e6}), "1.23");
   EXPECT_EQ(InUnit(2.12, {"µs", 1e3}), "0.00212");

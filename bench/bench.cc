@@ -572,6 +572,11 @@ void AddRunContext(const Plan& plan, const BenchDefaults& defaults) {
   benchmark::AddCustomContext(keys::kPinnedCpu, plan.pinned);
   benchmark::AddCustomContext(keys::kRandomInterleaving, "false");
   benchmark::AddCustomContext(keys::kRounds, absl::StrCat(plan.rounds));
+  if (plan.worker == 0) {  // a run of this one process (a merged run says its own plan)
+    benchmark::AddCustomContext(keys::kProcesses, "1");
+    benchmark::AddCustomContext(keys::kStoppingRule,
+                                plan.quick ? "fixed: one process (--quick)" : "fixed: one process");
+  }
   // The answer's declaration, so that the report's findings show the table
   // the bench's last screen did.
   if (!defaults.headline.empty()) {

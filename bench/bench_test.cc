@@ -131,6 +131,9 @@ TEST(Bench, RecordsTheRunsConditionsAsStrictJson) {
   EXPECT_LE(c["run.start"].get<std::string>(), c["run.end"].get<std::string>());
   EXPECT_EQ(c["run.lock"], "acquired at once");
   EXPECT_EQ(c[keys::kRunKind], "quick");
+  // Its plan: one process, which a merged run of several would say it is not.
+  EXPECT_EQ(c[keys::kProcesses], "1");
+  EXPECT_EQ(c[keys::kStoppingRule], "fixed: one process (--quick)");
   // The canary's drift needs 4 rounds or more; a quick run has 2, and says so.
   EXPECT_EQ(c[keys::kCanaryRow], "fixture/op:clock");
   EXPECT_EQ(c[keys::kCanaryDriftPct], "unknown: fewer than 4 rounds");

@@ -60,6 +60,10 @@ ABSL_FLAG(bool, keep_quick, false,
           "With --quick: file each run under the full run's name (results/<kernel>/<host>/"
           "<experiment>.json), for a kernel where a smoke run is all there is to keep, such as "
           "User-Mode Linux (bazel run //suite:uml). The file still says it was quick.");
+ABSL_FLAG(int, processes, 0,
+          "Measure each bench in exactly this many processes (the benches' --processes, 1 to "
+          "100), not by their stopping rule: e.g. 1 under User-Mode Linux, where a row can take "
+          "a minute. 0: each bench's own rule. Not with --quick.");
 ABSL_FLAG(bool, dry_run, false, "Print the plan and the estimate, and run nothing.");
 ABSL_FLAG(bool, self_check, false,
           "Run each bench twice, back to back, into a temporary folder (results/ is left "
@@ -225,6 +229,7 @@ struct SuitePlan {
   bool quick = false, self_check = false, keep_self_check = false;
   std::string lock_mode, self_check_dir;
   std::string against;  // --against: the kernel (and host) to compare with
+  int processes = 0;     // --processes: a fixed plan for every bench, or 0
 };
 
 // The benches --only names, each checked against the suite's list.
@@ -282,6 +287,13 @@ absl::StatusOr<SuitePlan> MakeSuitePlan() {
         "--keep_self_check goes with --self_check, and not with --quick (a smoke run is no "
         "evidence to keep)");
   }
+  plan.processes = absl::GetFlag(FLAGS_processes);
+  if (plan.processes < 0 || plan.processes > 100 || (plan.processes > 0 && plan.quick)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--processes=", plan.processes,
+        ": expected 1 to 100 processes per bench (0: each bench's stopping rule), and not with "
+        "--quick (a smoke run is one process)"));
+  }
   plan.against = absl::GetFlag(FLAGS_against);
   if (!plan.against.empty() &&
       (plan.quick || !absl::GetFlag(FLAGS_report) || (plan.self_check && !plan.keep_self_check) ||
@@ -325,6 +337,7 @@ std::vector<std::string> BenchArgs(const SuitePlan& plan, const Experiment& e) {
   std::vector<std::string> args = {RunfileOrExit(e.binary)};
   // Every row: a bench's default run measures only its answer's rows.
   args.push_back(plan.quick ? "--quick" : "--full");
+  if (plan.processes > 0) args.push_back(absl::StrCat("--processes=", plan.processes));
   if (plan.quick && absl::GetFlag(FLAGS_keep_quick) && !plan.self_check) {
     args.push_back("--out=" + FullResultsPath(plan.workspace, e.name));
   }

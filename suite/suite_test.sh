@@ -3,7 +3,8 @@
 # --quick run of one bench writes its quick file into the workspace it is
 # given, beside (never over) a full run, then the reports; --self_check runs
 # it twice elsewhere and prints the reproducibility table; an experiment folder
-# the build has not listed is named; --against refuses what it cannot compare.
+# the build has not listed is named; --against refuses what it cannot compare;
+# --processes fixes every bench's plan.
 #   suite_test.sh SUITE
 set -eu
 suite="$1"
@@ -28,6 +29,12 @@ for bad in "--quick --against=6.1" "--against=6.1:6.2" "--against=/h" "--report=
   grep -q "against=KERNEL\[/HOST\]" "$TEST_TMPDIR/against.txt" || { cat "$TEST_TMPDIR/against.txt"; exit 1; }
 done
 "$suite" --dry_run --against=6.18.44-fc-v782 >/dev/null || { echo "--against refused" >&2; exit 1; }
+# --processes: a fixed plan for every bench, 1 to 100, and not for a smoke run.
+for bad in "--processes=-1" "--processes=101" "--quick --processes=2"; do
+  # shellcheck disable=SC2086
+  if "$suite" --dry_run $bad > "$TEST_TMPDIR/processes.txt" 2>&1; then echo "accepted: $bad" >&2; exit 1; fi
+  grep -q "expected 1 to 100 processes per bench" "$TEST_TMPDIR/processes.txt" || { cat "$TEST_TMPDIR/processes.txt"; exit 1; }
+done
 
 # A folder added after Bazel listed experiments/ is named, with the command that fixes it.
 mkdir -p "$ws/experiments/newone" && touch "$ws/experiments/newone/BUILD.bazel"
@@ -55,4 +62,9 @@ grep -q "| rows the U test calls different at a 5% false discovery rate (raw tim
 grep -q "^self-check runs: /tmp/spawnlab-self-check-" "$TEST_TMPDIR/self.txt" || { cat "$TEST_TMPDIR/self.txt"; exit 1; }
 [ "$(find "$ws/results" -type f | sort)" = "$before" ] || { echo "--self_check wrote into results/" >&2; exit 1; }
 rm -rf "$(sed -n 's/^self-check runs: \(.*\)\/$/\1/p' "$TEST_TMPDIR/self.txt")"
+# --processes=1 reaches the bench: a full run of one process (memfd's is short).
+"$suite" --processes=1 --only=memfd --report=false > "$TEST_TMPDIR/one.txt" 2>&1 || { cat "$TEST_TMPDIR/one.txt"; exit 1; }
+full=$(find "$ws/results" -name memfd.json)
+[ -n "$full" ] || { echo "no memfd.json under $ws/results" >&2; cat "$TEST_TMPDIR/one.txt"; exit 1; }
+grep -q '"spawnlab.stopping.rule": "fixed: one process"' "$full" || { echo "--processes=1 did not reach the bench" >&2; exit 1; }
 echo "suite test: ok"
