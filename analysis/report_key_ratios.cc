@@ -118,7 +118,7 @@ std::string UmlFindings(const std::vector<const ResultsFile*>& files, const Repo
   if (best == nullptr) {
     return absl::StrCat(out, "No run under User-Mode Linux in results/ yet: `bazel run ",
                         "//suite:uml -- --full --only=", spec.experiment,
-                        " --processes=2`.\n\n");
+                        " --processes=2 --rounds=6`.\n\n");
   }
   const auto page = pages.find(best);
   return absl::StrCat(out, UmlCaveat(*best), "\n\nFrom ", RunLine(*best),

@@ -618,7 +618,7 @@ TEST(Report, UmlRatiosComeFromTheUmlRunUnjudged) {
   ASSERT_EQ(RunReport(Good(), out_none, {}, specs), 0);
   EXPECT_THAT(Read(out_none + "/command.md"),
               HasSubstr("No run under User-Mode Linux in results/ yet: `bazel run //suite:uml -- "
-                        "--full --only=command --processes=2`"));
+                        "--full --only=command --processes=2 --rounds=6`"));
 
   const std::string results = Tmp("results-uml-ratios");
   std::filesystem::remove_all(results);

@@ -64,6 +64,9 @@ ABSL_FLAG(int, processes, 0,
           "Measure each bench in exactly this many processes (the benches' --processes, 1 to "
           "100), not by their stopping rule: e.g. 1 under User-Mode Linux, where a row can take "
           "a minute. 0: each bench's own rule. Not with --quick.");
+ABSL_FLAG(int, rounds, 0,
+          "With --processes: this many rounds in all for each bench (its "
+          "--benchmark_repetitions), shared among the processes. 0: each bench's own.");
 ABSL_FLAG(bool, dry_run, false, "Print the plan and the estimate, and run nothing.");
 ABSL_FLAG(bool, self_check, false,
           "Run each bench twice, back to back, into a temporary folder (results/ is left "
@@ -230,6 +233,7 @@ struct SuitePlan {
   std::string lock_mode, self_check_dir;
   std::string against;  // --against: the kernel (and host) to compare with
   int processes = 0;     // --processes: a fixed plan for every bench, or 0
+  int rounds = 0;        // --rounds: with it, the rounds in all, or 0
 };
 
 // The benches --only names, each checked against the suite's list.
@@ -294,6 +298,12 @@ absl::StatusOr<SuitePlan> MakeSuitePlan() {
         ": expected 1 to 100 processes per bench (0: each bench's stopping rule), and not with "
         "--quick (a smoke run is one process)"));
   }
+  plan.rounds = absl::GetFlag(FLAGS_rounds);
+  if (plan.rounds < 0 || plan.rounds > 1000 || (plan.rounds > 0 && plan.processes == 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--rounds=", plan.rounds,
+                     ": expected 1 to 1000 rounds, with --processes (a fixed plan)"));
+  }
   plan.against = absl::GetFlag(FLAGS_against);
   if (!plan.against.empty() &&
       (plan.quick || !absl::GetFlag(FLAGS_report) || (plan.self_check && !plan.keep_self_check) ||
@@ -338,6 +348,7 @@ std::vector<std::string> BenchArgs(const SuitePlan& plan, const Experiment& e) {
   // Every row: a bench's default run measures only its answer's rows.
   args.push_back(plan.quick ? "--quick" : "--full");
   if (plan.processes > 0) args.push_back(absl::StrCat("--processes=", plan.processes));
+  if (plan.rounds > 0) args.push_back(absl::StrCat("--benchmark_repetitions=", plan.rounds));
   if (plan.quick && absl::GetFlag(FLAGS_keep_quick) && !plan.self_check) {
     args.push_back("--out=" + FullResultsPath(plan.workspace, e.name));
   }

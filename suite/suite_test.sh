@@ -35,6 +35,12 @@ for bad in "--processes=-1" "--processes=101" "--quick --processes=2"; do
   if "$suite" --dry_run $bad > "$TEST_TMPDIR/processes.txt" 2>&1; then echo "accepted: $bad" >&2; exit 1; fi
   grep -q "expected 1 to 100 processes per bench" "$TEST_TMPDIR/processes.txt" || { cat "$TEST_TMPDIR/processes.txt"; exit 1; }
 done
+# --rounds: with --processes only.
+for bad in "--rounds=4" "--processes=2 --rounds=0x"; do
+  # shellcheck disable=SC2086
+  if "$suite" --dry_run $bad > "$TEST_TMPDIR/rounds.txt" 2>&1; then echo "accepted: $bad" >&2; exit 1; fi
+done
+grep -q "rounds" "$TEST_TMPDIR/rounds.txt" || { cat "$TEST_TMPDIR/rounds.txt"; exit 1; }
 
 # A folder added after Bazel listed experiments/ is named, with the command that fixes it.
 mkdir -p "$ws/experiments/newone" && touch "$ws/experiments/newone/BUILD.bazel"
@@ -63,8 +69,9 @@ grep -q "^self-check runs: /tmp/spawnlab-self-check-" "$TEST_TMPDIR/self.txt" ||
 [ "$(find "$ws/results" -type f | sort)" = "$before" ] || { echo "--self_check wrote into results/" >&2; exit 1; }
 rm -rf "$(sed -n 's/^self-check runs: \(.*\)\/$/\1/p' "$TEST_TMPDIR/self.txt")"
 # --processes=1 reaches the bench: a full run of one process (memfd's is short).
-"$suite" --processes=1 --only=memfd --report=false > "$TEST_TMPDIR/one.txt" 2>&1 || { cat "$TEST_TMPDIR/one.txt"; exit 1; }
+"$suite" --processes=1 --rounds=3 --only=memfd --report=false > "$TEST_TMPDIR/one.txt" 2>&1 || { cat "$TEST_TMPDIR/one.txt"; exit 1; }
 full=$(find "$ws/results" -name memfd.json)
 [ -n "$full" ] || { echo "no memfd.json under $ws/results" >&2; cat "$TEST_TMPDIR/one.txt"; exit 1; }
 grep -q '"spawnlab.stopping.rule": "fixed: one process"' "$full" || { echo "--processes=1 did not reach the bench" >&2; exit 1; }
+grep -q '"spawnlab.rounds": "3"' "$full" || { echo "--rounds=3 did not reach the bench" >&2; exit 1; }
 echo "suite test: ok"

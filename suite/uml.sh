@@ -5,14 +5,15 @@
 #
 #   bazel run //suite:uml                          # every bench, then reports/
 #   bazel run //suite:uml -- --only=clone3,syscalls
-#   bazel run //suite:uml -- --full --only=descriptors --processes=2
+#   bazel run //suite:uml -- --full --only=descriptors --processes=2 --rounds=6
 #
 # --full runs the suite's full plan instead of its smoke, for what only UML can
 # run here: root inside UML may raise RLIMIT_NOFILE to 1,048,576, so the
 # descriptors rows at that limit (skipped on a host without CAP_SYS_RESOURCE)
 # run there, the loop to the limit included (about a minute per spawn: UML
-# traps each of its million system calls). Fix the processes (--processes):
-# the benches' stopping rule would wait for intervals UML cannot give.
+# traps each of its million system calls). Fix the plan (--processes, --rounds):
+# the benches' stopping rule would wait for intervals UML cannot give, and a
+# full run's rounds would take hours.
 #
 # Results go to results/<6.1.x>/<uml host>/ with `virtualization: uml`: UML
 # traps every system call, so its timings are no 6.1 machine's and the ledger
