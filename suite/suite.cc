@@ -64,6 +64,12 @@ ABSL_FLAG(int, processes, 0,
           "Measure each bench in exactly this many processes (the benches' --processes, 1 to "
           "100), not by their stopping rule: e.g. 1 under User-Mode Linux, where a row can take "
           "a minute. 0: each bench's own rule. Not with --quick.");
+ABSL_FLAG(int, minutes, 15,
+          "The whole run's time budget. Before each bench, what is left of it is shared among "
+          "the benches still to run in proportion to their estimates; where a bench's share is "
+          "less than its estimate, the share is its time cap (its --max_seconds: it starts no "
+          "process that would end later, and still makes at least 3). 0: no budget, each bench "
+          "its own cap. Not used with --quick or --processes.");
 ABSL_FLAG(int, rounds, 0,
           "With --processes: this many rounds in all for each bench (its "
           "--benchmark_repetitions), shared among the processes. 0: each bench's own.");
@@ -234,7 +240,29 @@ struct SuitePlan {
   std::string against;  // --against: the kernel (and host) to compare with
   int processes = 0;     // --processes: a fixed plan for every bench, or 0
   int rounds = 0;        // --rounds: with it, the rounds in all, or 0
+  int budget_s = 0;      // --minutes, in seconds; 0 where none applies
 };
+
+// What the suite keeps back from its budget for regenerating reports/.
+constexpr int kReportSeconds = 40;
+// The least time cap the budget gives a bench (its 3 processes still run).
+constexpr int kLeastCapSeconds = 5;
+
+// The time cap (--max_seconds) for bench `i` when `elapsed` seconds of the
+// budget are gone: its share of what is left, in proportion to the estimates
+// of the benches still to run; 0 (the bench's own cap) where there is no
+// budget or what is left covers every estimate. Per run: a self-check's pair
+// shares it.
+int BenchCap(const SuitePlan& plan, size_t i, int64_t elapsed) {
+  if (plan.budget_s == 0) return 0;
+  int64_t rest = 0;
+  for (size_t j = i; j < plan.estimate.size(); ++j) rest += plan.estimate[j];
+  const int64_t left = plan.budget_s - kReportSeconds - elapsed;
+  if (rest <= 0 || left >= rest) return 0;  // the estimates fit: each bench its own cap
+  const int runs = plan.self_check ? 2 : 1;
+  const int64_t share = left * plan.estimate[i] / rest / runs;
+  return static_cast<int>(std::max<int64_t>(kLeastCapSeconds, share));
+}
 
 // The benches --only names, each checked against the suite's list.
 absl::StatusOr<std::vector<Experiment>> ChooseBenches(const std::string& workspace) {
@@ -304,6 +332,12 @@ absl::StatusOr<SuitePlan> MakeSuitePlan() {
         absl::StrCat("--rounds=", plan.rounds,
                      ": expected 1 to 1000 rounds, with --processes (a fixed plan)"));
   }
+  const int minutes = absl::GetFlag(FLAGS_minutes);
+  if (minutes < 0 || minutes > 24 * 60) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--minutes=", minutes, ": expected 0 (no budget) to ", 24 * 60));
+  }
+  plan.budget_s = plan.quick || plan.processes > 0 ? 0 : minutes * 60;
   plan.against = absl::GetFlag(FLAGS_against);
   if (!plan.against.empty() &&
       (plan.quick || !absl::GetFlag(FLAGS_report) || (plan.self_check && !plan.keep_self_check) ||
@@ -325,11 +359,24 @@ absl::StatusOr<SuitePlan> MakeSuitePlan() {
 }
 
 void PrintPlan(const SuitePlan& plan) {
+  // With a budget that binds, each bench's share if those before it keep to theirs.
+  const bool capped = plan.budget_s > 0 && BenchCap(plan, 0, 0) > 0;
   std::cout << "suite: " << plan.benches.size() << " benches" << (plan.quick ? " (--quick)" : "")
-            << (plan.self_check ? ", each twice (--self_check)" : "")
-            << ", one at a time, estimated " << Minutes(plan.total_estimate) << ":\n";
+            << (plan.self_check ? ", each twice (--self_check)" : "") << ", one at a time, "
+            << (capped ? absl::StrCat("about ", Minutes(plan.budget_s), " (--minutes; their last ",
+                                      "runs here took ", Minutes(plan.total_estimate),
+                                      "): each bench's time cap is its share")
+                       : absl::StrCat("estimated ", Minutes(plan.total_estimate)))
+            << ":\n";
   for (size_t i = 0; i < plan.benches.size(); ++i) {
-    std::cout << absl::StrFormat("  %-16s ~%s\n", plan.benches[i].name, Minutes(plan.estimate[i]));
+    std::cout << absl::StrFormat("  %-16s ~%s", plan.benches[i].name, Minutes(plan.estimate[i]));
+    if (capped) {
+      const int64_t share = std::max<int64_t>(
+          kLeastCapSeconds,
+          int64_t{plan.budget_s - kReportSeconds} * plan.estimate[i] / plan.total_estimate);
+      std::cout << " last time, ~" << Minutes(share) << " now";
+    }
+    std::cout << "\n";
   }
   std::cout << std::flush;
 }
@@ -343,12 +390,13 @@ struct SuiteTally {
 };
 
 // The files a bench's run (or its self-check pair) writes, and the command.
-std::vector<std::string> BenchArgs(const SuitePlan& plan, const Experiment& e) {
+std::vector<std::string> BenchArgs(const SuitePlan& plan, const Experiment& e, int cap_s) {
   std::vector<std::string> args = {RunfileOrExit(e.binary)};
   // Every row: a bench's default run measures only its answer's rows.
   args.push_back(plan.quick ? "--quick" : "--full");
   if (plan.processes > 0) args.push_back(absl::StrCat("--processes=", plan.processes));
   if (plan.rounds > 0) args.push_back(absl::StrCat("--benchmark_repetitions=", plan.rounds));
+  if (cap_s > 0) args.push_back(absl::StrCat("--max_seconds=", cap_s));
   if (plan.quick && absl::GetFlag(FLAGS_keep_quick) && !plan.self_check) {
     args.push_back("--out=" + FullResultsPath(plan.workspace, e.name));
   }
@@ -365,11 +413,11 @@ std::string SelfCheckOut(const SuitePlan& plan, const Experiment& e, int run) {
 // Runs a bench once (twice with --self_check) with the lock handed down;
 // fills `outs` with what it wrote under --self_check.
 absl::StatusOr<ExitStatus> RunBenchOnce(const SuitePlan& plan, const Experiment& e, int lock_fd,
-                                        std::vector<std::string>& outs) {
+                                        int cap_s, std::vector<std::string>& outs) {
   absl::StatusOr<ExitStatus> status = absl::UnknownError("not run");
   outs.clear();
   for (int run = 1; run <= (plan.self_check ? 2 : 1) && !g_interrupted; ++run) {
-    std::vector<std::string> args = BenchArgs(plan, e);
+    std::vector<std::string> args = BenchArgs(plan, e, cap_s);
     if (plan.self_check) {
       outs.push_back(SelfCheckOut(plan, e, run));
       args.push_back("--out=" + outs.back());
@@ -407,7 +455,8 @@ void SelfCheck(const Experiment& e, const std::vector<std::string>& outs, SuiteT
 }
 
 // A bench, measured again while noisy (--retry_noisy), then self-checked.
-void RunBench(const SuitePlan& plan, const Experiment& e, int lock_fd, SuiteTally& tally) {
+void RunBench(const SuitePlan& plan, const Experiment& e, int lock_fd, int cap_s,
+              SuiteTally& tally) {
   const absl::Time t0 = absl::Now();
   absl::StatusOr<ExitStatus> status = absl::UnknownError("not run");
   std::vector<std::string> outs;
@@ -415,7 +464,7 @@ void RunBench(const SuitePlan& plan, const Experiment& e, int lock_fd, SuiteTall
   const int attempts = plan.quick ? 1 : 1 + std::max(0, absl::GetFlag(FLAGS_retry_noisy));
   for (int attempt = 1; attempt <= attempts && !g_interrupted; ++attempt) {
     if (absl::GetFlag(FLAGS_wait_quiet) > 0) WaitForQuiet(absl::GetFlag(FLAGS_wait_quiet), e.name);
-    status = RunBenchOnce(plan, e, lock_fd, outs);
+    status = RunBenchOnce(plan, e, lock_fd, cap_s, outs);
     if (!status.ok() || !status->success() || attempt == attempts) break;
     const std::vector<std::string> noisy = NoisyFiles(plan, e, outs);
     if (noisy.empty()) break;
@@ -519,11 +568,19 @@ int SuiteMain(int argc, char** argv) {
   SuiteTally tally;
   int remaining = plan->total_estimate;
   for (size_t i = 0; i < plan->benches.size() && !g_interrupted; ++i) {
+    const int64_t elapsed = absl::ToInt64Seconds(absl::Now() - start);
+    const int cap_s = BenchCap(*plan, i, elapsed);
     std::cout << "\n[suite " << i + 1 << "/" << plan->benches.size() << "] "
-              << plan->benches[i].name << ": elapsed "
-              << Minutes(absl::ToInt64Seconds(absl::Now() - start)) << ", ETA "
-              << Minutes(remaining) << " to the end" << std::endl;
-    RunBench(*plan, plan->benches[i], lock->fd(), tally);
+              << plan->benches[i].name << ": elapsed " << Minutes(elapsed) << ", ETA "
+              << Minutes(plan->budget_s > 0
+                             ? std::clamp<int64_t>(plan->budget_s - elapsed, 0, remaining)
+                             : remaining)
+              << " to the end"
+              << (cap_s > 0 ? absl::StrCat("; its share of the budget: ", cap_s,
+                                           " s (--max_seconds)")
+                            : "")
+              << std::endl;
+    RunBench(*plan, plan->benches[i], lock->fd(), cap_s, tally);
     remaining = std::max(0, remaining - plan->estimate[i]);
   }
   return Conclude(*plan, tally, absl::ToInt64Seconds(absl::Now() - start));

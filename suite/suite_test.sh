@@ -4,7 +4,7 @@
 # given, beside (never over) a full run, then the reports; --self_check runs
 # it twice elsewhere and prints the reproducibility table; an experiment folder
 # the build has not listed is named; --against refuses what it cannot compare;
-# --processes fixes every bench's plan.
+# --processes fixes every bench's plan; --minutes shares a budget.
 #   suite_test.sh SUITE
 set -eu
 suite="$1"
@@ -29,6 +29,12 @@ for bad in "--quick --against=6.1" "--against=6.1:6.2" "--against=/h" "--report=
   grep -q "against=KERNEL\[/HOST\]" "$TEST_TMPDIR/against.txt" || { cat "$TEST_TMPDIR/against.txt"; exit 1; }
 done
 "$suite" --dry_run --against=6.18.44-fc-v782 >/dev/null || { echo "--against refused" >&2; exit 1; }
+# --minutes: a budget that binds gives each bench its share as its time cap.
+"$suite" --dry_run --minutes=2 > "$TEST_TMPDIR/budget.txt" 2>&1 || { cat "$TEST_TMPDIR/budget.txt"; exit 1; }
+grep -q "^suite: .* about 2m00s (--minutes; their last runs here took .*): each bench's time cap is its share" "$TEST_TMPDIR/budget.txt" || { cat "$TEST_TMPDIR/budget.txt"; exit 1; }
+grep -Eq "^  clone3 +~[0-9]+m[0-9]+s last time, ~[0-9]+m[0-9]+s now" "$TEST_TMPDIR/budget.txt" || { cat "$TEST_TMPDIR/budget.txt"; exit 1; }
+if "$suite" --dry_run --minutes=-1 >/dev/null 2>&1; then echo "--minutes=-1 was accepted" >&2; exit 1; fi
+"$suite" --dry_run --minutes=1000 | grep -q "^suite: .* estimated " || { echo "a budget that does not bind capped the benches" >&2; exit 1; }
 # --processes: a fixed plan for every bench, 1 to 100, and not for a smoke run.
 for bad in "--processes=-1" "--processes=101" "--quick --processes=2"; do
   # shellcheck disable=SC2086

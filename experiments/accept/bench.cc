@@ -257,6 +257,10 @@ BenchDefaults Declare() {
   // narrow its median to the rerun target. --benchmark_repetitions gives a
   // quicker, looser run.
   defaults.rounds = 33;
+  // A process of 2 rounds (the stopping rule's processes hold rounds /
+  // processes each): at about 35 s of load a round, the time cap (the suite
+  // gives each bench a share of its budget) can stop the run near it.
+  defaults.processes = 17;
   defaults.ratio_baselines = {{"model", "shared"}, {"mechanism", "epoll"}};
   // Drift: this row, once per round (README, "Noisy runs").
   defaults.canary_row = RowName(

@@ -355,16 +355,22 @@ void* PlacedBallast(size_t bytes) {
   return ballast;
 }
 
+// Under --max_seconds, the fewest processes a run still makes.
+constexpr int kMinCappedProcesses = 3;
+
 // The drift canary: measured in every round, in the minimal parent.
 const char kCanaryRow[] = "crosscheck/way:lat_proc/op:vfork-exec/parent:minimal";
 
 int Usage() {
   fprintf(stderr,
           "usage: crosscheck [--quick] [--full] [--out=PATH] [--processes=N] [--rounds=N] "
-          "[--minimal_child=PATH] [--c_child=PATH] [--lock=wait|fail|none] [--list_rows]\n"
-          "  --full         accepted, as the benches take it: every row is always measured\n"
-          "  --processes=N  fresh processes, one after another (default 10; 1 with --quick)\n"
-          "  --rounds=N     rounds in each process (default 3; 2 with --quick)\n");
+          "[--max_seconds=S] [--minimal_child=PATH] [--c_child=PATH] [--lock=wait|fail|none] "
+          "[--list_rows]\n"
+          "  --full           accepted, as the benches take it: every row is always measured\n"
+          "  --processes=N    fresh processes, one after another (default 10; 1 with --quick)\n"
+          "  --rounds=N       rounds in each process (default 3; 2 with --quick)\n"
+          "  --max_seconds=S  start no process that would end after S seconds from the first\n"
+          "                   (at least 3 run; the suite's share of its budget); 0: no cap\n");
   return 2;
 }
 
@@ -374,6 +380,7 @@ struct Options {
   bool quick = false;
   std::string out, lock_mode = "wait", child, c_child;
   int processes = 0, rounds = 0;
+  double max_seconds = 0;  // 0: every one of `processes`
   int worker = 0, workers = 0;  // process K of N, in a run of several (RunProcesses)
 };
 
@@ -408,6 +415,8 @@ std::optional<int> ParseFlags(int argc, char** argv, Options& o) {
       if (!absl::SimpleAtoi(*v, &o.processes) || o.processes < 1) return Usage();
     } else if (auto v = value("--rounds=")) {
       if (!absl::SimpleAtoi(*v, &o.rounds) || o.rounds < 1) return Usage();
+    } else if (auto v = value("--max_seconds=")) {
+      if (!absl::SimpleAtod(*v, &o.max_seconds) || !(o.max_seconds >= 0)) return Usage();
     } else if (auto v = value("--spawnlab_worker=")) {
       std::vector<std::string> kn = absl::StrSplit(*v, '/');
       if (kn.size() != 2 || !absl::SimpleAtoi(kn[0], &o.worker) ||
@@ -508,9 +517,16 @@ void PrintMergedRows(const nlohmann::json& doc) {
 int RunAsProcesses(const Options& o, int argc, char** argv, const std::string& lock_story) {
   std::vector<std::string> args =
       spawnlab::WithoutFlags(std::vector<std::string>(argv, argv + argc),
-                             {"--processes", "--rounds", "--out", "--lock", "--spawnlab_worker"});
-  fprintf(stderr, "crosscheck: %d processes, one after another, each %d rounds; results: %s\n",
-          o.processes, o.rounds, o.out.c_str());
+                             {"--processes", "--rounds", "--out", "--lock", "--spawnlab_worker", "--max_seconds"});
+  fprintf(stderr, "crosscheck: %d processes, one after another, each %d rounds%s; results: %s\n",
+          o.processes, o.rounds,
+          o.max_seconds > 0
+              ? absl::StrFormat(", fewer if another would end after %g s (at least %d)",
+                                o.max_seconds, kMinCappedProcesses)
+                    .c_str()
+              : "",
+          o.out.c_str());
+  std::string stopped_by = absl::StrCat("the most processes (", o.processes, ")");
   absl::StatusOr<nlohmann::json> merged = spawnlab::RunProcesses(
       args, o.processes, o.out,
       [&](int k, const std::string& part) {
@@ -518,7 +534,18 @@ int RunAsProcesses(const Options& o, int argc, char** argv, const std::string& l
                                         "--processes=1", absl::StrCat("--rounds=", o.rounds),
                                         "--lock=none", "--out=" + part};
       },
-      kCanaryRow);
+      kCanaryRow, [&](const nlohmann::json&, int k, double elapsed) {
+        // As the benches' time cap (bench.h): no process that would end past it.
+        spawnlab::StopVerdict v;
+        v.stop = o.max_seconds > 0 && k >= kMinCappedProcesses && k < o.processes &&
+                 elapsed + elapsed / k > o.max_seconds;
+        if (v.stop) {
+          stopped_by = absl::StrFormat("the time cap (another process would end after %g s)",
+                                       o.max_seconds);
+          v.say = absl::StrCat("stopped by ", stopped_by);
+        }
+        return v;
+      });
   if (!merged.ok()) {
     fprintf(stderr, "crosscheck: %s; nothing written, %s is as it was\n",
             std::string(merged.status().message()).c_str(), o.out.c_str());
@@ -529,15 +556,24 @@ int RunAsProcesses(const Options& o, int argc, char** argv, const std::string& l
   PrintMergedRows(doc);
   nlohmann::json& context = doc["context"];
   context["run.lock"] = lock_story;
-  context[spawnlab::keys::kRounds] = std::to_string(o.processes * o.rounds);
+  int ran = o.processes;  // fewer where the time cap stopped it
+  absl::SimpleAtoi(context.value(spawnlab::keys::kProcesses, ""), &ran);
+  context[spawnlab::keys::kRounds] = std::to_string(ran * o.rounds);
   context[spawnlab::keys::kRoundsPerProcess] = std::to_string(o.rounds);
+  context[spawnlab::keys::kStoppingRule] =
+      o.max_seconds > 0 ? absl::StrFormat("%d processes, fewer if another would end after %g s "
+                                          "(at least %d)",
+                                          o.processes, o.max_seconds, kMinCappedProcesses)
+                        : absl::StrCat("fixed: --processes=", o.processes);
+  context[spawnlab::keys::kStoppingMaxSeconds] = absl::StrCat(o.max_seconds);
+  context[spawnlab::keys::kStoppedBy] = stopped_by;
   if (absl::Status s = spawnlab::WriteResultsFile(o.out, doc); !s.ok()) {
     fprintf(stderr, "crosscheck: %s; %s is as it was\n", std::string(s.message()).c_str(),
             o.out.c_str());
     return 1;
   }
   fprintf(stderr, "run: %s s in %d processes, noisy: %s\nresults: %s\n",
-          context["run.seconds"].get<std::string>().c_str(), o.processes,
+          context["run.seconds"].get<std::string>().c_str(), ran,
           context["run.noisy"].get<std::string>().c_str(), o.out.c_str());
   return context.value("run.a_process_failed", "") == "yes" ? 1 : 0;
 }

@@ -95,6 +95,9 @@ if left != ["crosscheck.json"]:
     sys.exit("left beside the results: %r" % left)
 PY
 if "$1" --processes=0 2>/dev/null; then echo "--processes=0 was accepted" >&2; exit 1; fi
+for bad in --max_seconds=x --max_seconds=-1; do
+  if "$1" "$bad" 2>/dev/null; then echo "$bad was accepted" >&2; exit 1; fi
+done
 if "$1" --bogus 2>/dev/null; then echo "a bad flag was accepted" >&2; exit 1; fi
 if "$1" --c_child=/nonexistent --out="$TEST_TMPDIR/x.json" 2>/dev/null; then
   echo "a missing child was accepted" >&2; exit 1
