@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <set>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -81,6 +83,38 @@ void RemoveStale(const std::string& reports_dir, const std::map<std::string, std
       fs::remove(it->path(), ec);
     }
   }
+}
+
+// Lists the changes pages (those --changes writes now and those earlier runs
+// left in reports/changes/) in the index, before its machines: what changed
+// between kernels is what a new kernel's reader looks for first.
+void LinkChangesPages(const std::string& reports_dir, std::map<std::string, std::string>& files) {
+  std::set<std::string> pages;
+  for (const auto& [name, text] : files) {
+    if (absl::StartsWith(name, "changes/") && absl::EndsWith(name, ".md")) pages.insert(name);
+  }
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(reports_dir + "/changes", ec);
+       !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string leaf = it->path().filename().string();
+    if (it->is_regular_file(ec) && !it->is_symlink(ec) && absl::EndsWith(leaf, ".md") &&
+        absl::StartsWith(ReadFile(it->path().string()), spawnlab::analysis::kGeneratedMarker)) {
+      pages.insert("changes/" + leaf);
+    }
+  }
+  auto index = files.find("README.md");
+  const std::string before = "## Machines and kernels";
+  if (pages.empty() || index == files.end()) return;
+  const size_t at = index->second.find(before);
+  if (at == std::string::npos) return;
+  std::string section =
+      "## Changes between kernels\n\nWhat changed from one kernel to the next on a host "
+      "(`bazel run //:suite -- --against=KERNEL[/HOST]`, README.md, \"When a kernel is "
+      "released\"):\n\n";
+  for (const std::string& page : pages) {
+    absl::StrAppend(&section, "- [", page.substr(8, page.size() - 8 - 3), "](", page, ")\n");
+  }
+  index->second.insert(at, section + "\n");
 }
 
 // Writes each changed file whole or not at all (a full disk leaves the
@@ -234,6 +268,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  LinkChangesPages(reports_dir, files);
   RemoveStale(reports_dir, files);
   absl::StatusOr<int> written = WriteReports(reports_dir, files);
   if (!written.ok()) {

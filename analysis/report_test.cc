@@ -850,6 +850,22 @@ TEST(Report, ChangesBetweenTwoKernels) {
       ChangesPage(*set, {}, *specs, *before, RunSelector{"9.9-none", ""}).status()));
 }
 
+// The index links every changes page, a later run's report keeping them
+// (they are written on request only); a page without the marker is not ours.
+TEST(Report, TheIndexLinksTheChangesPagesLeftByEarlierRuns) {
+  const std::string out = Tmp("reports-changes-links");
+  std::filesystem::create_directories(out + "/changes");
+  std::ofstream(out + "/changes/a-to-b.md") << kGeneratedMarker << "\n\n# changes\n";
+  std::ofstream(out + "/changes/notes.md") << "# mine\n";
+  ASSERT_EQ(RunReport(Good(), out), 0);
+  const std::string index = Read(out + "/README.md");
+  EXPECT_THAT(index, HasSubstr("## Changes between kernels"));
+  EXPECT_THAT(index, HasSubstr("- [a-to-b](changes/a-to-b.md)"));
+  EXPECT_THAT(index, ::testing::Not(HasSubstr("notes")));
+  EXPECT_LT(index.find("## Changes between kernels"), index.find("## Machines and kernels"));
+  EXPECT_TRUE(std::filesystem::exists(out + "/changes/a-to-b.md"));
+}
+
 TEST(Report, BadFilesAreNamedAndTheRestStillReported) {
   const std::string results = Tmp("mixed");
   ASSERT_EQ(
