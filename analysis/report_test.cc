@@ -574,10 +574,10 @@ TEST(Report, ChartsNeitherMixRowsNorRepeatLabels) {
   EXPECT_THAT(command, ::testing::Not(HasSubstr("split by nothing")));
 }
 
-// A run under User-Mode Linux is shown, marked, and used for nothing else:
-// no column across kernels, no verdict in the ledger.
-TEST(Report, UmlRunsAreMarkedAndJudgeNothing) {
-  const std::string results = Tmp("results-with-uml");
+// The fixtures and a copy of their command run as if made under UML
+// (5.15.0-uml on umlhost), in a folder of the test's named `name`.
+std::string ResultsWithUmlRun(const std::string& name) {
+  const std::string results = Tmp(name);
   std::filesystem::remove_all(results);
   std::filesystem::copy(Good(), results, std::filesystem::copy_options::recursive);
   nlohmann::json doc = nlohmann::json::parse(Read(Good() + "/6.1.0-test/command.json"));
@@ -586,6 +586,13 @@ TEST(Report, UmlRunsAreMarkedAndJudgeNothing) {
   doc["context"]["virtualization"] = "uml";
   std::filesystem::create_directories(results + "/5.15.0-uml");
   std::ofstream(results + "/5.15.0-uml/command.json") << doc.dump();
+  return results;
+}
+
+// A run under User-Mode Linux is shown, marked, and used for nothing else:
+// no column across kernels, no verdict in the ledger.
+TEST(Report, UmlRunsAreMarkedAndJudgeNothing) {
+  const std::string results = ResultsWithUmlRun("results-with-uml");
   const std::string out = Tmp("reports-with-uml");
   ASSERT_EQ(RunReport(results, out), 0);
   const std::string command = Read(out + "/command.md");
@@ -620,15 +627,7 @@ TEST(Report, UmlRatiosComeFromTheUmlRunUnjudged) {
               HasSubstr("No run under User-Mode Linux in results/ yet: `bazel run //suite:uml -- "
                         "--full --only=command --processes=2 --rounds=6`"));
 
-  const std::string results = Tmp("results-uml-ratios");
-  std::filesystem::remove_all(results);
-  std::filesystem::copy(Good(), results, std::filesystem::copy_options::recursive);
-  nlohmann::json doc = nlohmann::json::parse(Read(Good() + "/6.1.0-test/command.json"));
-  doc["context"]["kernel.release"] = "5.15.0-uml";
-  doc["context"]["host.name"] = "umlhost";
-  doc["context"]["virtualization"] = "uml";
-  std::filesystem::create_directories(results + "/5.15.0-uml");
-  std::ofstream(results + "/5.15.0-uml/command.json") << doc.dump();
+  const std::string results = ResultsWithUmlRun("results-uml-ratios");
   const std::string out = Tmp("reports-uml-ratios");
   ASSERT_EQ(RunReport(results, out, {}, specs), 0);
   const std::string command = Read(out + "/command.md");
