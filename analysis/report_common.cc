@@ -56,6 +56,20 @@ std::string RunConditions(const ResultsFile& f) {
       Ctx(f, "run.steal_pct"), "%, ", Ctx(f, "run.iowait_pct"), "% |\n",
       "| the bench's involuntary context switches | ", Ctx(f, "run.involuntary_switches"), " |\n",
       "| bench lock | ", Ctx(f, "run.lock"), " |\n");
+  if (Ctx(f, spawnlab::keys::kStoppingRule) != "—") {
+    absl::StrAppend(&out, "| processes | ", Ctx(f, spawnlab::keys::kProcesses), "; ",
+                    Ctx(f, spawnlab::keys::kStoppingRule), " |\n");
+  }
+  if (Ctx(f, spawnlab::keys::kStoppedBy) != "—") {
+    const std::string budget = Ctx(f, spawnlab::keys::kStoppingFixedBudgetRows);
+    absl::StrAppend(
+        &out, "| stopped by | ", Ctx(f, spawnlab::keys::kStoppedBy),
+        "; widest key ratio interval: ", Ctx(f, spawnlab::keys::kStoppingWorst),
+        budget != "—" && budget != "0"
+            ? absl::StrCat("; ", budget, " rows in no key ratio had the fewest processes")
+            : "",
+        " |\n");
+  }
   if (Ctx(f, spawnlab::keys::kCanaryRow) != "—") {
     const std::string drift = Ctx(f, spawnlab::keys::kCanaryDriftPct);
     absl::StrAppend(

@@ -206,6 +206,28 @@ TEST(Findings, ComeFromAFullQuietRunBeforeANoisyOrQuickOne) {
   EXPECT_TRUE(out.count("x/k3-h.quick.md")) << "the quick run's page is its own";
 }
 
+// A run's page says how many processes it took, by which rule, what stopped
+// it and how many rows the rule left at the fewest processes.
+TEST(Findings, ARunsPageSaysWhatStoppedIt) {
+  const std::string json = absl::StrCat(
+      R"({"context": {")", spawnlab::keys::kExperiment, R"(": "x", "run.noisy": "no",)",
+      R"( "run.start": "2026-01-01T00:00:00Z", "host.name": "h", ")", spawnlab::keys::kProcesses,
+      R"(": "7", ")", spawnlab::keys::kStoppingRule, R"(": "the rule in words", ")",
+      spawnlab::keys::kStoppedBy, R"(": "the time cap", ")", spawnlab::keys::kStoppingWorst,
+      R"(": "the widest", ")", spawnlab::keys::kStoppingFixedBudgetRows, R"(": "4"},)",
+      R"( "benchmarks": [{"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration",)",
+      R"( "repetitions": 1, "repetition_index": 0, "real_time": 10, "time_unit": "ns"}]})");
+  absl::StatusOr<ResultsFile> f = ParseResults(json, "results/k1/x.json");
+  ASSERT_THAT(f, IsOk());
+  ResultsSet set;
+  set.files.push_back(*f);
+  std::map<std::string, std::string> out = BuildReports(set, {}, {});
+  EXPECT_THAT(out["x/k1-h.md"], HasSubstr("| processes | 7; the rule in words |\n"
+                                          "| stopped by | the time cap; widest key ratio "
+                                          "interval: the widest; 4 rows in no key ratio had the "
+                                          "fewest processes |\n"));
+}
+
 TEST(Findings, OpenWithTheAnswerTheBenchDeclared) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [method, t] : {std::pair<std::string, double>{"fork", 100}, {"vfork", 40}}) {

@@ -86,6 +86,9 @@ ABSL_FLAG(bool, rows, false,
           "(its headline table and ratios).");
 ABSL_FLAG(std::string, spawnlab_worker, "",
           "Internal: K/N, this is process K of N of a run made by its parent (--processes).");
+ABSL_FLAG(std::string, spawnlab_rows, "",
+          "Internal: measure only the rows this RE2 pattern matches (a run's processes after "
+          "the third measure only the rows of its key ratios).");
 
 namespace spawnlab {
 namespace {
@@ -369,6 +372,8 @@ struct Plan {
   int rounds_per_process = 1;
   bool headline_rows = false;  // only the bench's default_rows (no --full, no filter)
   std::string default_rows;
+  std::string worker_rows;  // --spawnlab_rows: only these rows (a pattern), else all
+
   double min_time = 0;
   std::string run_kind, out, pinned = "none", lock_mode, lock_file;
   int argc = 0;
@@ -383,6 +388,11 @@ absl::Status ParseWorker(Plan& plan) {
       !absl::SimpleAtoi(kn[1], &plan.workers) || plan.worker < 1 || plan.worker > plan.workers) {
     return absl::InvalidArgumentError(
         absl::StrCat("--spawnlab_worker=", w, ": expected K/N with 1 <= K <= N"));
+  }
+  plan.worker_rows = absl::GetFlag(FLAGS_spawnlab_rows);
+  if (!plan.worker_rows.empty() && !RE2(plan.worker_rows, RE2::Quiet).ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--spawnlab_rows=", plan.worker_rows, ": not a regular expression"));
   }
   return absl::OkStatus();
 }
@@ -603,6 +613,7 @@ std::vector<std::string> RegisterRounds(const Plan& plan,
   options.argc = plan.argc;
   options.argv = plan.argv;
   if (plan.headline_rows) options.row_filter = plan.default_rows;
+  if (!plan.worker_rows.empty()) options.row_filter = plan.worker_rows;
   if (plan.worker > 0) options.shuffle_offset = (plan.worker - 1) * plan.rounds;
   std::vector<std::string> row_order;
   for (int r = 0; r < plan.rounds; ++r) {
@@ -762,32 +773,69 @@ std::string DescribeWorst(const Precision& p) {
   return absl::StrFormat("±%.2f%%: %s", 100 * p.worst_half_width, p.worst);
 }
 
-// The stopping rule of plan.adaptive (bench.h: target), recording in
-// *stopped_by and *worst why it stopped and the widest key ratio.
-StopRule MakeStopRule(const Plan& plan, const BenchDefaults& defaults, std::string* stopped_by,
-                      std::string* worst) {
-  return [&plan, &defaults, stopped_by, worst](const nlohmann::json& merged, int k,
-                                               double elapsed) -> StopVerdict {
+// What the stopping rule of a run found, for its results' context.
+struct StopRecord {
+  std::string stopped_by = "a fixed plan (--processes)";
+  std::string worst;  // the widest key ratio, in words
+  // After kMinProcesses: the rows the later processes measure (an RE2
+  // pattern for --spawnlab_rows), and how many rows they leave out, those in
+  // no key ratio. Empty and 0: every row goes on.
+  std::string later_rows;
+  int fixed_budget_rows = 0;
+};
+
+// After the fewest processes, the rows that go on: those in a key ratio of
+// `p`, and the canary. Sets record->later_rows where that leaves a row out.
+void LimitLaterProcesses(const nlohmann::json& merged, const Precision& p,
+                         const BenchDefaults& defaults, StopRecord* record) {
+  std::set<std::string> keep = KeyRatioRows(p);
+  if (!defaults.canary_row.empty()) keep.insert(defaults.canary_row);
+  int left_out = 0;
+  for (const auto& [row, times] : RepetitionTimes(ResultsOf(merged))) left_out += !keep.count(row);
+  if (left_out == 0 || p.ratios.empty()) return;
+  record->later_rows = absl::StrCat("^(?:",
+                                    absl::StrJoin(keep, "|",
+                                                  [](std::string* out, const std::string& row) {
+                                                    absl::StrAppend(out, RE2::QuoteMeta(row));
+                                                  }),
+                                    ")$");
+  record->fixed_budget_rows = left_out;
+}
+
+// The stopping rule of plan.adaptive (bench.h: target), recording in *record
+// why it stopped, the widest key ratio and the rows its later processes
+// measure.
+StopRule MakeStopRule(const Plan& plan, const BenchDefaults& defaults, StopRecord* record) {
+  return [&plan, &defaults, record](const nlohmann::json& merged, int k,
+                                    double elapsed) -> StopVerdict {
     const Precision p = KeyRatioPrecision(merged, defaults.ratio_baselines);
-    *worst = DescribeWorst(p);
+    record->worst = DescribeWorst(p);
     StopVerdict v;
     v.say = p.ratios.empty() ? "no key ratios"
                              : absl::StrFormat("widest key ratio interval %s (target ±%.2g%%)",
-                                               *worst, 100 * plan.target);
+                                               record->worst, 100 * plan.target);
     if (k < kMinProcesses) return v;
     v.stop = true;
     if (p.worst_half_width <= plan.target) {
-      *stopped_by = p.ratios.empty() ? "the fewest processes (no key ratios)"
-                                     : "the target (every key ratio within it)";
+      record->stopped_by = p.ratios.empty() ? "the fewest processes (no key ratios)"
+                                            : "the target (every key ratio within it)";
     } else if (k >= plan.processes) {
-      *stopped_by = absl::StrCat("the most processes (", plan.processes, ")");
+      record->stopped_by = absl::StrCat("the most processes (", plan.processes, ")");
     } else if (elapsed + elapsed / k > plan.max_seconds) {
-      *stopped_by = absl::StrFormat("the time cap (another process would end after %.0f s)",
-                                    plan.max_seconds);
+      record->stopped_by = absl::StrFormat("the time cap (another process would end after %.0f s)",
+                                           plan.max_seconds);
     } else {
       v.stop = false;
     }
-    if (v.stop) v.say += "; stopped by " + *stopped_by;
+    if (v.stop) {
+      v.say += "; stopped by " + record->stopped_by;
+    } else if (k == kMinProcesses) {
+      LimitLaterProcesses(merged, p, defaults, record);
+      if (record->fixed_budget_rows > 0) {
+        v.say += absl::StrCat("; the ", record->fixed_budget_rows,
+                              " rows in no key ratio are done, the key ratios' rows go on");
+      }
+    }
     return v;
   };
 }
@@ -813,18 +861,21 @@ int RunInProcesses(const CommandLine& cl, const Plan& plan, const std::string& l
               << "; results: " << plan.out << std::endl;
   }
   const std::vector<std::string> flags = {
-      "--processes",       "--out",    "--lock",       "--lock_file", "--benchmark_repetitions",
-      "--spawnlab_worker", "--target", "--max_seconds"};
-  std::string stopped_by = "a fixed plan (--processes)", worst;
+      "--processes",       "--out",           "--lock",   "--lock_file",  "--benchmark_repetitions",
+      "--spawnlab_worker", "--spawnlab_rows", "--target", "--max_seconds"};
+  StopRecord record;
   absl::StatusOr<nlohmann::json> merged = RunProcesses(
       WithoutFlags(cl.args, flags), plan.processes, plan.out,
-      [&plan, per_process](int k, const std::string& part) {
-        return std::vector<std::string>{
+      [&plan, &record, per_process](int k, const std::string& part) {
+        std::vector<std::string> args = {
             absl::StrCat("--spawnlab_worker=", k, "/", plan.processes), "--processes=1",
             absl::StrCat("--benchmark_repetitions=", per_process), "--lock=none", "--out=" + part};
+        if (k > kMinProcesses && !record.later_rows.empty()) {
+          args.push_back("--spawnlab_rows=" + record.later_rows);
+        }
+        return args;
       },
-      defaults.canary_row,
-      plan.adaptive ? MakeStopRule(plan, defaults, &stopped_by, &worst) : StopRule());
+      defaults.canary_row, plan.adaptive ? MakeStopRule(plan, defaults, &record) : StopRule());
   if (!merged.ok()) {
     std::cerr << "error: " << merged.status().message() << "; nothing written, " << plan.out
               << " is as it was\n";
@@ -837,18 +888,21 @@ int RunInProcesses(const CommandLine& cl, const Plan& plan, const std::string& l
   context[keys::kRepetitionsPerProcess] = absl::StrCat(per_process);
   context[keys::kRunKind] = plan.run_kind;
   context[keys::kRounds] = absl::StrCat(processes * per_process);
-  context[keys::kStoppingRule] = plan.adaptive
-                                     ? absl::StrFormat(
-                                           "every key ratio's 95%% interval over processes within "
-                                           "±%g%%, at least %d processes, at most %g s",
-                                           100 * plan.target, kMinProcesses, plan.max_seconds)
-                                     : absl::StrCat("fixed: --processes=", plan.processes);
+  context[keys::kStoppingRule] =
+      plan.adaptive ? absl::StrFormat(
+                          "every key ratio's 95%% interval over processes within ±%g%%, at least "
+                          "%d processes, at most %g s; rows in no key ratio: the first %d "
+                          "processes only",
+                          100 * plan.target, kMinProcesses, plan.max_seconds, kMinProcesses)
+                    : absl::StrCat("fixed: --processes=", plan.processes);
   context[keys::kStoppingTarget] = absl::StrCat(plan.target);
   context[keys::kStoppingMaxSeconds] = absl::StrCat(plan.max_seconds);
-  context[keys::kStoppedBy] = stopped_by;
+  context[keys::kStoppedBy] = record.stopped_by;
+  context[keys::kStoppingFixedBudgetRows] = absl::StrCat(record.fixed_budget_rows);
   // The stopping rule described the last process's merge; a fixed plan asks now.
   context[keys::kStoppingWorst] =
-      plan.adaptive ? worst : DescribeWorst(KeyRatioPrecision(*merged, defaults.ratio_baselines));
+      plan.adaptive ? record.worst
+                    : DescribeWorst(KeyRatioPrecision(*merged, defaults.ratio_baselines));
   if (absl::Status s = WriteFileAtomically(plan.out, merged->dump(2) + "\n"); !s.ok()) {
     std::cerr << "error: " << s.message() << "; " << plan.out << " is as it was\n";
     return 1;

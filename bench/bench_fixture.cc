@@ -1,6 +1,7 @@
 // bench_fixture.cc: the smallest spawnlab bench, for bench_test: one measured
 // row, one skipped row, and (with --fail) one failed row, (with --hang) one
-// that never ends.
+// that never ends, (with --key_ratio) a row in a key ratio with the first and
+// a row in none.
 
 #include <unistd.h>
 
@@ -13,6 +14,9 @@
 
 ABSL_FLAG(bool, fail, false, "Add a row that fails.");
 ABSL_FLAG(bool, hang, false, "Add a row that runs until the bench is killed.");
+ABSL_FLAG(bool, key_ratio, false,
+          "Add fixture/op:twice (a key ratio over fixture/op:clock) and fixture/lone:yes (in "
+          "no key ratio).");
 ABSL_FLAG(std::string, setting, "good", "A bench flag of the fixture's own: 'bad' is refused.");
 
 namespace {
@@ -44,6 +48,10 @@ void Register(const spawnlab::BenchOptions& options) {
                                           {"fixture/op:missing", BM_Missing}};
   if (absl::GetFlag(FLAGS_hang)) rows.push_back({"fixture/op:hang", BM_Hang});
   if (absl::GetFlag(FLAGS_fail)) rows.push_back({"fixture/op:broken", BM_Broken});
+  if (absl::GetFlag(FLAGS_key_ratio)) {
+    rows.push_back({"fixture/op:twice", BM_Clock});
+    rows.push_back({"fixture/lone:yes", BM_Clock});
+  }
   spawnlab::RegisterRound(options, std::move(rows));
 }
 
@@ -53,6 +61,8 @@ spawnlab::BenchDefaults Declare() {
   spawnlab::BenchDefaults defaults;
   defaults.rounds = 9;
   defaults.canary_row = "fixture/op:clock";
+  // Without --key_ratio nothing pairs with op:clock (op:missing is skipped).
+  defaults.ratio_baselines = {{"op", "clock"}};
   defaults.default_rows = "^fixture/op:clock";  // the default run leaves out the skipped row
   defaults.check_flags = [] {
     return absl::GetFlag(FLAGS_setting) == "bad"

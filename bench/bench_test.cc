@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -439,6 +440,37 @@ TEST(Bench, ADefaultRunStopsByTheRuleAndMeasuresTheAnswersRows) {
     EXPECT_EQ(context[keys::kRunKind], full ? "full" : "headline");
     EXPECT_EQ(CountRows(doc).skipped, full ? 1 : 0) << out;
   }
+}
+
+// A run that stops by itself gives a row in no key ratio the fewest
+// processes; the key ratios' rows (and the canary) go on. A target no run
+// reaches makes it run to the most processes.
+TEST(Bench, ARowInNoKeyRatioHasTheFewestProcessesOnly) {
+  const std::string out = absl::StrCat(TmpDir(), "/budget/fixture.json");
+  absl::StatusOr<Child> c =
+      StartFixture({"--full", "--key_ratio", "--target=1e-9", "--max_seconds=3600",
+                    "--benchmark_min_time=0.001", absl::StrCat("--out=", out)},
+                   {});
+  ASSERT_THAT(c, IsOk()) << c.status();
+  absl::StatusOr<ExitStatus> s = c->WaitFor(absl::Seconds(300));
+  ASSERT_TRUE(s.ok() && s->success()) << (s.ok() ? s->ToString() : s.status().ToString());
+  nlohmann::json doc = nlohmann::json::parse(ReadAll(out));
+  std::map<std::string, std::set<int>> processes;
+  for (const nlohmann::json& r : doc["benchmarks"]) {
+    if (r.value("run_type", "") == "iteration" && !r.value("error_occurred", false)) {
+      processes[r.value("run_name", "")].insert(r.value(std::string(kProcessField), 0));
+    }
+  }
+  const nlohmann::json& context = doc["context"];
+  const int all = std::stoi(context[keys::kProcesses].get<std::string>());
+  EXPECT_GT(all, 3);
+  EXPECT_EQ(processes["fixture/lone:yes/manual_time"], (std::set<int>{1, 2, 3})) << context;
+  EXPECT_EQ(processes["fixture/op:twice/manual_time"].size(), static_cast<size_t>(all));
+  EXPECT_EQ(processes["fixture/op:clock/manual_time"].size(), static_cast<size_t>(all));
+  EXPECT_EQ(context[keys::kStoppingFixedBudgetRows], "1");
+  EXPECT_TRUE(absl::StrContains(context[keys::kStoppingRule].get<std::string>(),
+                                "rows in no key ratio: the first 3 processes only"))
+      << context[keys::kStoppingRule];
 }
 
 // --processes=N is the fixed plan, and a stopping flag beside it a usage error.

@@ -40,6 +40,8 @@ inline constexpr char kStoppingTarget[] = "spawnlab.stopping.target";  // e.g. "
 inline constexpr char kStoppingMaxSeconds[] = "spawnlab.stopping.max_seconds";
 inline constexpr char kStoppedBy[] = "spawnlab.stopping.stopped_by";   // target, time cap, ...
 inline constexpr char kStoppingWorst[] = "spawnlab.stopping.worst";    // the widest key ratio
+// How many rows, in no key ratio, had the first kMinProcesses processes only.
+inline constexpr char kStoppingFixedBudgetRows[] = "spawnlab.stopping.fixed_budget_rows";
 
 // What the analysis reads back: the key ratios' baselines and the canary.
 inline constexpr char kRatioBaseline[] = "spawnlab.ratio_baseline";  // "dim:value,..."

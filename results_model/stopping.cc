@@ -82,4 +82,13 @@ Precision KeyRatioPrecision(const nlohmann::json& merged,
   return p;
 }
 
+std::set<std::string> KeyRatioRows(const Precision& p) {
+  std::set<std::string> rows;
+  for (const ProcessRatio& r : p.ratios) {
+    rows.insert(r.row);
+    rows.insert(r.baseline);
+  }
+  return rows;
+}
+
 }  // namespace spawnlab

@@ -13,6 +13,7 @@
 #ifndef SPAWNLAB_RESULTS_MODEL_STOPPING_H_
 #define SPAWNLAB_RESULTS_MODEL_STOPPING_H_
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,11 @@ struct Precision {
 // width of 0: nothing to wait for.
 Precision KeyRatioPrecision(const nlohmann::json& merged,
                             const std::vector<RatioBaseline>& baselines);
+
+// The rows `p`'s key ratios are made of: each ratio's row and its baseline.
+// The rest of a run's rows are in no key ratio, so no stopping rule waits
+// for them: a run gives them kMinProcesses processes and no more.
+std::set<std::string> KeyRatioRows(const Precision& p);
 
 // Student's t quantile for a two-sided 95% interval with `df` degrees of
 // freedom (df >= 1; the normal's 1.96 beyond 30, within 2%).

@@ -78,6 +78,15 @@ TEST(KeyRatioPrecision, ARunWithoutKeyRatiosHasNothingToWaitFor) {
   EXPECT_TRUE(garbage.ratios.empty());
 }
 
+TEST(KeyRatioRows, AreEachRatiosRowAndBaselineAndNothingElse) {
+  nlohmann::json doc = MadeOf({2.0, 2.1, 1.9});
+  // A row with no counterpart at method:vfork is in no key ratio.
+  doc["benchmarks"].push_back(Row("exec/source:path", 1, 0, 50));
+  const Precision p = KeyRatioPrecision(doc, {{"method", "vfork"}});
+  EXPECT_EQ(KeyRatioRows(p), (std::set<std::string>{"spawn/method:fork", "spawn/method:vfork"}));
+  EXPECT_TRUE(KeyRatioRows(KeyRatioPrecision(doc, {})).empty());
+}
+
 TEST(StudentT975, MatchesTheTableAndTheNormalBeyond) {
   EXPECT_DOUBLE_EQ(StudentT975(1), 12.706);
   EXPECT_DOUBLE_EQ(StudentT975(2), 4.303);
