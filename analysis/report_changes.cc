@@ -85,9 +85,14 @@ struct KeyRatioMove {
 };
 
 // One ratio's move: numerator over denominator row in each run, paired
-// within rounds; nothing where a side lacks a row.
+// within rounds; nothing where a side lacks a row. The change's interval is
+// over the processes' paired medians where both runs were made of several
+// processes, else over the rounds' ratios (marked †); it is called (bold)
+// where neither run is noisy, the interval excludes 1, and the ratio moved
+// further than it did between the older run and its rerun, where there is one.
 std::optional<KeyRatioMove> Move(const std::string& experiment, const std::string& what,
                                  const ResultsFile& before, const ResultsFile& after,
+                                 const std::vector<ResultsFile>& reruns,
                                  const std::string& numerator, const std::string& denominator) {
   const Series *bn = before.Find(numerator), *bd = before.Find(denominator);
   const Series *an = after.Find(numerator), *ad = after.Find(denominator);
@@ -98,30 +103,50 @@ std::optional<KeyRatioMove> Move(const std::string& experiment, const std::strin
   const std::vector<double> rb = RoundRatios(bn->samples_ns, bd->samples_ns);
   const std::vector<double> ra = RoundRatios(an->samples_ns, ad->samples_ns);
   if (rb.size() < 2 || ra.size() < 2) return std::nullopt;
-  const Interval r = RatioInterval(ra, rb);
+  const std::vector<double> pb = ProcessRatioMedians(*bn, *bd), pa = ProcessRatioMedians(*an, *ad);
+  const bool processes = pb.size() >= 2 && pa.size() >= 2;
+  const Interval r = processes ? RatioInterval(pa, pb) : RatioInterval(ra, rb);
+  // How far the same ratio moved between the older run and its rerun.
+  std::string why, rerun_cell = "no rerun";
+  double rerun_move = 0;
+  if (const ResultsFile* rerun = RerunOf(before, reruns, &why); rerun != nullptr) {
+    const Series *rn = rerun->Find(numerator), *rd = rerun->Find(denominator);
+    if (rn != nullptr && rd != nullptr && rn->measured() && rd->measured()) {
+      const std::vector<double> rr = RoundRatios(rn->samples_ns, rd->samples_ns);
+      if (!rr.empty()) {
+        rerun_move = std::fabs(std::log(Median(rr) / Median(rb)));
+        rerun_cell = absl::StrFormat("%.1f%%", 100 * (std::exp(rerun_move) - 1));
+      }
+    }
+  }
   const bool quiet = NoisyMark(before) != "**noisy**" && NoisyMark(after) != "**noisy**";
-  std::string change = absl::StrFormat("%.3fx [%.3f, %.3f]", r.estimate, r.low, r.high);
-  if (quiet && (r.low > 1 || r.high < 1)) change = absl::StrCat("**", change, "**");
+  std::string change =
+      absl::StrFormat("%.3fx [%.3f, %.3f]%s", r.estimate, r.low, r.high, processes ? "" : " †");
+  if (quiet && (r.low > 1 || r.high < 1) && std::fabs(std::log(r.estimate)) > rerun_move) {
+    change = absl::StrCat("**", change, "**");
+  }
   const std::string revisions =
       ShortRevision(before) == ShortRevision(after)
           ? ShortRevision(after)
           : absl::StrCat(ShortRevision(before), " → ", ShortRevision(after));
-  return KeyRatioMove{std::fabs(std::log(r.estimate)),
-                      absl::StrCat("| ", Cell(experiment), " | ", Cell(revisions), " | ",
-                                   Cell(what), " | ", absl::StrFormat("%.3f", Median(rb)), " | ",
-                                   absl::StrFormat("%.3f", Median(ra)), " | ", change, " |\n")};
+  return KeyRatioMove{
+      std::fabs(std::log(r.estimate)),
+      absl::StrCat("| ", Cell(experiment), " | ", Cell(revisions), " | ", Cell(what), " | ",
+                   absl::StrFormat("%.3f", Median(rb)), " | ", absl::StrFormat("%.3f", Median(ra)),
+                   " | ", change, " | ", rerun_cell, " |\n")};
 }
 
 // The moves of an experiment's key ratios and of its headline's ratios.
 std::vector<KeyRatioMove> KeyRatioChanges(const std::string& experiment, const ReportSpec& spec,
-                                          const ResultsFile& before, const ResultsFile& after) {
+                                          const ResultsFile& before, const ResultsFile& after,
+                                          const std::vector<ResultsFile>& reruns) {
   std::vector<KeyRatioMove> out;
   for (const KeyRatioSpec& k : spec.key_ratios) {
     // The denominator the newer run judges by (the fastest of those named).
     const KeyRatioValue a = ComputeKeyRatio(after, k);
     if (!a.measured()) continue;
     std::optional<KeyRatioMove> m =
-        Move(experiment, k.what, before, after, k.numerator, a.denominator->name);
+        Move(experiment, k.what, before, after, reruns, k.numerator, a.denominator->name);
     if (m) out.push_back(*std::move(m));
   }
   absl::StatusOr<Headline> h = HeadlineOf(after, spec.headline);
@@ -129,7 +154,7 @@ std::vector<KeyRatioMove> KeyRatioChanges(const std::string& experiment, const R
   for (const auto& [heading, ratios] : ComputeHeadline(after, *h).ratios) {
     for (const LabelledRatio& r : ratios) {
       std::optional<KeyRatioMove> m =
-          Move(experiment, r.label, before, after, r.ratio.row, r.ratio.baseline);
+          Move(experiment, r.label, before, after, reruns, r.ratio.row, r.ratio.baseline);
       if (m) out.push_back(*std::move(m));
     }
   }
@@ -231,7 +256,7 @@ absl::StatusOr<std::string> ChangesPage(const ResultsSet& set, const std::vector
     if (spec == specs.end() || before_runs == b.end()) continue;
     for (KeyRatioMove& c :
          KeyRatioChanges(experiment, spec->second, *FindingsRun(before_runs->second),
-                         *FindingsRun(after_runs))) {
+                         *FindingsRun(after_runs), set.reruns)) {
       if (!comparable) c.row = absl::StrReplaceAll(c.row, {{"**", ""}});
       changes.push_back(std::move(c));
     }
@@ -241,15 +266,19 @@ absl::StatusOr<std::string> ChangesPage(const ResultsSet& set, const std::vector
   absl::StrAppend(
       &out, "## Key ratios, largest change first\n\n",
       "Each key ratio and headline ratio before and after (paired within rounds, median "
-      "over rounds), and its change after / before with a 95% interval over the "
-      "rounds' ratios; **bold** where the interval excludes 1 and neither run is noisy. "
-      "Where the two runs come from different revisions, a change may be the code's, "
-      "not the kernel's: *git* names both.\n\n",
-      "| experiment | git | ratio | before | after | change |\n"
-      "|---|---|---|---:|---:|---:|\n");
+      "over rounds), and its change after / before with a 95% interval (Hodges-Lehmann on "
+      "the logs) over each process's paired median where both runs were made of several "
+      "processes, else over the rounds' ratios (marked †). *rerun moved*: how far the same "
+      "ratio moved between the older run and its rerun right after, the host's own noise. "
+      "A change is **called** (bold) only where neither run is noisy, its interval excludes "
+      "1, and it moved further than the rerun did (where there is one). Where the two runs "
+      "come from different revisions, a change may be the code's, not the kernel's: *git* "
+      "names both.\n\n",
+      "| experiment | git | ratio | before | after | change | rerun moved |\n"
+      "|---|---|---|---:|---:|---:|---:|\n");
   for (const KeyRatioMove& c : changes) absl::StrAppend(&out, c.row);
   if (changes.empty()) {
-    absl::StrAppend(&out, "| — | | no experiment has runs on both sides | | | |\n");
+    absl::StrAppend(&out, "| — | | no experiment has runs on both sides | | | | |\n");
   }
   absl::StrAppend(&out, "\n## Ledger verdicts that moved\n\n",
                   VerdictsMoved(claims, set.files, before, after),

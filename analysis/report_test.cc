@@ -871,6 +871,69 @@ TEST(Report, ChangesBetweenTwoKernels) {
       ChangesPage(*set, {}, *specs, *before, RunSelector{"9.9-none", ""}).status()));
 }
 
+// The changes page judges a key ratio over the processes' paired medians and
+// against the older run's rerun: a move within what the rerun moved is not
+// called; one beyond it is.
+TEST(Report, ChangesAreOverProcessesAndBeyondTheRerun) {
+  // Experiment "x" on host a: fork costs `ratio` times vfork, in 4 processes
+  // of 3 rounds each; on k2 the processes differ a little (±0.2%), so that
+  // the interval has a width.
+  auto file = [](const std::string& path, const std::string& kernel, double ratio,
+                 const std::string& start) {
+    std::string rows;
+    int k = 0;
+    for (int process = 1; process <= 4; ++process) {
+      for (int round = 0; round < 3; ++round, ++k) {
+        const double vfork = 100 + k;
+        const double wobble = kernel == "k2" ? 1 + 0.002 * (process % 2 ? 1 : -1) : 1;
+        for (const auto& [m, ns] :
+             {std::pair<std::string, double>{"vfork", vfork},
+              std::pair<std::string, double>{"fork", vfork * ratio * wobble}}) {
+          absl::StrAppend(&rows, rows.empty() ? "" : ",",
+                          absl::Substitute(R"({"name": "s/method:$0", "run_name": "s/method:$0",)"
+                                           R"( "run_type": "iteration", "repetitions": 12,)"
+                                           R"( "repetition_index": $1, "real_time": $2,)"
+                                           R"( "time_unit": "ns", "$3": $4})",
+                                           m, k, ns, kProcessField, process));
+        }
+      }
+    }
+    absl::StatusOr<ResultsFile> f = ParseResults(
+        absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment,
+                     R"(": "x", "kernel.release": ")", kernel,
+                     R"(", "host.name": "a", "host.id": "a", "git.revision": "abc",)",
+                     R"( "git.tree": "clean", "run.noisy": "no", "run.start": ")", start,
+                     R"(", "run.end": ")", start, R"("}, "benchmarks": [)", rows, "]}"),
+        path);
+    EXPECT_THAT(f, IsOk()) << f.status();
+    return *f;
+  };
+  absl::StatusOr<ReportSpec> spec =
+      ParseReportSpec(R"({"key_ratios": [{"what": "fork / vfork", "numerator": "s/method:fork",)"
+                      R"( "denominators": ["s/method:vfork"], "bound": 3}]})",
+                      "x", "x/report.json");
+  ASSERT_THAT(spec, IsOk()) << spec.status();
+  auto page = [&](double rerun_ratio, double after_ratio) {
+    ResultsSet set;
+    set.files.push_back(file("results/k1/a/x.json", "k1", 2.0, "2026-12-01T10:00:00Z"));
+    set.reruns.push_back(
+        file("results/k1/a/x.rerun.json", "k1", rerun_ratio, "2026-12-01T10:01:00Z"));
+    set.files.push_back(file("results/k2/a/x.json", "k2", after_ratio, "2026-12-02T10:00:00Z"));
+    absl::StatusOr<std::string> p =
+        ChangesPage(set, {}, {{"x", *spec}}, RunSelector{"k1", ""}, RunSelector{"k2", ""});
+    EXPECT_THAT(p, IsOk()) << p.status();
+    return p.ok() ? *p : "";
+  };
+  // The rerun moved 10%, the new kernel 5%: shown with its interval, not called.
+  const std::string within = page(2.2, 2.1);
+  EXPECT_THAT(within, HasSubstr("| x | abc | fork / vfork | 2.000 | 2.100 | 1.050x [1.04"));
+  EXPECT_THAT(within, HasSubstr("] | 10.0% |"));
+  EXPECT_THAT(within, ::testing::Not(HasSubstr("**1.050x")));
+  EXPECT_THAT(within, HasSubstr("1.050x [1.048, 1.052] | 10.0% |"));  // over processes: no †
+  // The rerun moved 1%, the new kernel 5%: called.
+  EXPECT_THAT(page(2.02, 2.1), HasSubstr("| **1.050x ["));
+}
+
 // The index links every changes page, a later run's report keeping them
 // (they are written on request only); a page without the marker is not ours.
 TEST(Report, TheIndexLinksTheChangesPagesLeftByEarlierRuns) {

@@ -90,6 +90,28 @@ std::vector<double> Series::ProcessSamples(absl::string_view metric) const {
   return medians;
 }
 
+std::vector<double> ProcessRatioMedians(const Series& num, const Series& den) {
+  if (num.processes.size() != num.samples_ns.size() ||
+      den.processes.size() != den.samples_ns.size()) {
+    return {};
+  }
+  auto by_process = [](const Series& s) {
+    std::map<int, std::vector<double>> out;
+    for (size_t k = 0; k < s.samples_ns.size(); ++k) out[s.processes[k]].push_back(s.samples_ns[k]);
+    return out;
+  };
+  const std::map<int, std::vector<double>> n = by_process(num), d = by_process(den);
+  std::vector<double> medians;
+  for (const auto& [process, times] : n) {
+    auto other = d.find(process);
+    if (process <= 0 || other == d.end()) continue;
+    const std::vector<double> ratios = RoundRatios(times, other->second);
+    if (!ratios.empty()) medians.push_back(spawnlab::Median(ratios));
+  }
+  if (medians.size() < 2) return {};
+  return medians;
+}
+
 std::string ResultsFile::experiment() const {
   auto it = context.find(spawnlab::keys::kExperiment);
   if (it != context.end()) return it->second;

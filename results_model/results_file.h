@@ -75,6 +75,12 @@ struct Series {
   std::vector<double> ProcessSamples(absl::string_view metric) const;
 };
 
+// Per process, the median over its rounds of `num`'s time over `den`'s in
+// the same round (paired in order within the process), in process order: a
+// key ratio's sample unit when runs made of several processes are compared.
+// Empty unless both rows ran in at least two of the same processes.
+std::vector<double> ProcessRatioMedians(const Series& num, const Series& den);
+
 struct ResultsFile {
   std::string path;
   std::map<std::string, std::string> context;  // non-string values as JSON text

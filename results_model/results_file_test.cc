@@ -65,6 +65,24 @@ TEST(Results, ParsesSeriesSamplesAggregatesAndSkips) {
   EXPECT_TRUE(clone3->error.empty());
 }
 
+// A key ratio over processes: each process's median of its rounds' ratios,
+// paired within the process; a row with fewer processes (one in no key ratio
+// of its run, measured in the first ones only) pairs with those it shares.
+TEST(Results, ProcessRatioMediansPairWithinEachProcess) {
+  Series num, den;
+  den.samples_ns = {10, 20, 10, 20, 10, 20};
+  den.processes = {1, 1, 2, 2, 3, 3};
+  num.samples_ns = {20, 40, 30, 60};  // 2x in process 1, 3x in process 2
+  num.processes = {1, 1, 2, 2};
+  EXPECT_EQ(ProcessRatioMedians(num, den), (std::vector<double>{2, 3}));
+  // One process in common, or a run of one process: no sample to compare.
+  num.samples_ns = {20, 40};
+  num.processes = {1, 1};
+  EXPECT_TRUE(ProcessRatioMedians(num, den).empty());
+  num.processes = {0, 0};
+  EXPECT_TRUE(ProcessRatioMedians(num, den).empty());
+}
+
 TEST(Results, AggregatesAloneAreEnough) {
   absl::StatusOr<ResultsFile> f = LoadResultsFile(Testdata("good/6.1.0-test/crosscheck.json"));
   ASSERT_THAT(f, IsOk()) << f.status();
