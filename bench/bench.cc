@@ -381,6 +381,11 @@ struct Plan {
 };
 
 absl::Status ParseWorker(Plan& plan) {
+  plan.worker_rows = absl::GetFlag(FLAGS_spawnlab_rows);
+  if (!plan.worker_rows.empty() && !RE2(plan.worker_rows, RE2::Quiet).ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--spawnlab_rows=", plan.worker_rows, ": not a regular expression"));
+  }
   const std::string w = absl::GetFlag(FLAGS_spawnlab_worker);
   if (w.empty()) return absl::OkStatus();
   std::vector<std::string> kn = absl::StrSplit(w, '/');
@@ -388,11 +393,6 @@ absl::Status ParseWorker(Plan& plan) {
       !absl::SimpleAtoi(kn[1], &plan.workers) || plan.worker < 1 || plan.worker > plan.workers) {
     return absl::InvalidArgumentError(
         absl::StrCat("--spawnlab_worker=", w, ": expected K/N with 1 <= K <= N"));
-  }
-  plan.worker_rows = absl::GetFlag(FLAGS_spawnlab_rows);
-  if (!plan.worker_rows.empty() && !RE2(plan.worker_rows, RE2::Quiet).ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--spawnlab_rows=", plan.worker_rows, ": not a regular expression"));
   }
   return absl::OkStatus();
 }

@@ -327,11 +327,11 @@ TEST(Bench, OutNeverReplacesADeviceOrWritesThroughALink) {
 // issue 44: --benchmark_repetitions=100000 took 1.46 GB before the first row.
 TEST(Bench, CountsAndDurationsAreBounded) {
   const std::string out = absl::StrCat("--out=", TmpDir(), "/bounded.json");
-  for (const char* bad : {"--benchmark_repetitions=0", "--benchmark_repetitions=-3",
-                          "--benchmark_repetitions=100000", "--benchmark_repetitions=many",
-                          "--processes=101", "--benchmark_min_time=0", "--target=2",
-                          "--target=-0.1", "--max_seconds=-1", "--max_seconds=1e9",
-                          "--benchmark_min_time=1e9", "--benchmark_no_such_flag=1"}) {
+  for (const char* bad :
+       {"--benchmark_repetitions=0", "--benchmark_repetitions=-3", "--benchmark_repetitions=100000",
+        "--benchmark_repetitions=many", "--processes=101", "--benchmark_min_time=0", "--target=2",
+        "--target=-0.1", "--max_seconds=-1", "--max_seconds=1e9", "--benchmark_min_time=1e9",
+        "--benchmark_no_such_flag=1", "--spawnlab_rows=("}) {
     EXPECT_EQ(RunFixture({bad, out}), 2) << bad;
   }
   EXPECT_FALSE(std::filesystem::exists(absl::StrCat(TmpDir(), "/bounded.json")));
