@@ -1,15 +1,17 @@
 // report_counters.cc: the counters section: each spec'd counter table, median and range.
 
-#include "analysis/report_sections.h"
-
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+#include "analysis/report_sections.h"
 #include "results_model/stats.h"
 
 namespace spawnlab {
@@ -59,12 +61,31 @@ std::string CounterCell(std::vector<double> v, std::function<std::string(double,
 // one unit for its column, the one that suits its values.
 std::string CounterTables(const ResultsFile& f, const ReportSpec& spec) {
   std::string out;
-  for (const CounterTableSpec& t : spec.counters) {
+  for (CounterTableSpec t : spec.counters) {
     std::vector<const Series*> selected;
     for (const Series& s : f.series) {
       if (s.measured() && Selects(t.rows, s.parsed)) selected.push_back(&s);
     }
-    if (selected.empty()) continue;
+    if (!t.prefix.empty()) {
+      std::set<std::string> more;
+      for (const Series* s : selected) {
+        for (const auto& [name, values] : s->counters) {
+          if (absl::StartsWith(name, t.prefix)) more.insert(name);
+        }
+      }
+      for (const std::string& name : t.names) more.erase(name);
+      t.names.insert(t.names.end(), more.begin(), more.end());
+    }
+    // A row with none of the table's counters (not traced, say) is left out.
+    selected.erase(std::remove_if(selected.begin(), selected.end(),
+                                  [&](const Series* s) {
+                                    return std::none_of(t.names.begin(), t.names.end(),
+                                                        [&](const std::string& n) {
+                                                          return s->counters.count(n) > 0;
+                                                        });
+                                  }),
+                   selected.end());
+    if (selected.empty() || t.names.empty()) continue;
     std::vector<std::optional<TimeUnit>> units;
     for (const std::string& name : t.names) {
       const double scale = CounterTimeScale(name);
@@ -106,7 +127,9 @@ std::string CounterTables(const ResultsFile& f, const ReportSpec& spec) {
                     any_time ? "; a time in the unit its column names" : "", ".\n\n| row |");
     std::string rule = "|---|";
     for (size_t i = 0; i < t.names.size(); ++i) {
-      absl::StrAppend(&out, " `", t.names[i], "`",
+      absl::string_view header = t.names[i];
+      absl::ConsumePrefix(&header, t.prefix);
+      absl::StrAppend(&out, " `", header, "`",
                       units[i] ? absl::StrCat(" (", units[i]->name, ")") : "", " |");
       absl::StrAppend(&rule, "---:|");
     }

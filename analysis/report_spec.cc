@@ -162,12 +162,15 @@ absl::Status ParseCounters(const Json& j, const std::string& where, ReportSpec& 
   SPEC_ASSIGN(counters, Array(j, "counters", where));
   for (size_t i = 0; counters != nullptr && i < counters->size(); ++i) {
     Reader r((*counters)[i], absl::StrCat(where, ": counters[", i, "]"));
-    SPEC_RETURN_IF_ERROR(r.CheckKeys({"title", "family", "fixed", "names"}));
+    SPEC_RETURN_IF_ERROR(r.CheckKeys({"title", "family", "fixed", "names", "prefix"}));
     CounterTableSpec t;
     SPEC_ASSIGN(t.title, r.String("title"));
     SPEC_ASSIGN(t.rows, r.Selector());
+    SPEC_ASSIGN(t.prefix, r.String("prefix", /*required=*/false));
     const Json& names = r.json().value("names", Json());
-    if (!names.is_array() || names.empty()) return r.Error("needs an array of counter 'names'");
+    if (!names.is_array() || (names.empty() && t.prefix.empty())) {
+      return r.Error("needs an array of counter 'names' (or a 'prefix')");
+    }
     for (const Json& n : names) {
       if (!n.is_string() || n.get<std::string>().empty()) {
         return r.Error("'names' must hold counter names");

@@ -55,11 +55,14 @@ struct KeyRatioSpec {
 };
 
 // A table of counters (Google Benchmark user counters) for the selected rows:
-// each cell the median over repetitions and the range.
+// each cell the median over repetitions and the range. Its columns: `names`,
+// then every other counter the rows have whose name starts with `prefix`
+// (when set), in name order, headed without the prefix.
 struct CounterTableSpec {
   std::string title;
   RowSelector rows;
   std::vector<std::string> names;
+  std::string prefix;
 };
 
 // A ratio of two bench rows beside the same ratio of two rows that an

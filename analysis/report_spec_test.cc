@@ -102,6 +102,7 @@ TEST(ReportSpec, MistakesAreErrorsThatSayWhere) {
                 "bound": 2}]})",
             "uml_ratios[0]: unknown key 'bound'"},
            {R"({"counters": [{"title": "t", "family": "a", "names": []}]})", "counter 'names'"},
+           {R"({"counters": [{"title": "t", "family": "a", "names": [], "prefix": 3}]})", "prefix"},
            {R"({"cross_check": {"experiment": "c", "command": "c", "description": "d",
                 "tolerance": 10, "pairs": []}})",
             "'tolerance' between 0 and 1"},

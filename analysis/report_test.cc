@@ -455,6 +455,39 @@ TEST(Report, CounterTablesShowMedianAndRange) {
                                 "    y-axis \"ns\" 0 --> 13\n    bar [11.0]"));
 }
 
+// A table with a prefix: its named counters, then every counter of the rows
+// that starts with the prefix, in name order, headed without it; a row with
+// none of them (not traced) is left out, and a counter one repetition
+// carries (a trace made once) is its own median.
+TEST(Report, ACounterTablesPrefixAddsTheRowsCountersThatStartWithIt) {
+  const std::string json =
+      absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment,
+                   R"(": "x"}, "benchmarks": [)") +
+      R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration", "repetitions": 2,)"
+      R"( "repetition_index": 0, "real_time": 10, "time_unit": "ns", "total": 3, "sys_wait4": 1, "sys_clone3": 2},)"
+      R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration", "repetitions": 2,)"
+      R"( "repetition_index": 1, "real_time": 11, "time_unit": "ns"},)"
+      R"({"name": "op/kind:b", "run_name": "op/kind:b", "run_type": "iteration", "repetitions": 1,)"
+      R"( "repetition_index": 0, "real_time": 10, "time_unit": "ns", "total": 1, "sys_vfork": 1},)"
+      R"({"name": "op/kind:c", "run_name": "op/kind:c", "run_type": "iteration", "repetitions": 1,)"
+      R"( "repetition_index": 0, "real_time": 10, "time_unit": "ns"}]})";
+  absl::StatusOr<ResultsFile> f = ParseResults(json, "results/k/x.json");
+  ASSERT_THAT(f, IsOk()) << f.status();
+  ResultsSet set;
+  set.files.push_back(*f);
+  absl::StatusOr<ReportSpec> spec = ParseReportSpec(
+      R"({"counters": [{"title": "T", "family": "op", "names": ["total"], "prefix": "sys_"}],)"
+      R"( "charts": [{"family": "op", "x": "kind", "title": "C"}]})",
+      "x", "x/report.json");
+  ASSERT_THAT(spec, IsOk()) << spec.status();
+  const std::string report = Pages(BuildReports(set, {}, {{"x", *spec}}), "x");
+  EXPECT_THAT(report, HasSubstr("| row | `total` | `clone3` | `vfork` | `wait4` |\n"
+                                "|---|---:|---:|---:|---:|\n"
+                                "| `op/kind:a` | 3 | 2 | — | 1 |\n"
+                                "| `op/kind:b` | 1 | — | 1 | — |\n\n"));
+  EXPECT_THAT(report, Not(HasSubstr("| `op/kind:c` | —")));
+}
+
 // A rerun right after a run, at the same clean revision, is compared with it
 // (in the experiment's report and the index); one from another revision, or
 // not right after, is named and not compared; a rerun is never a run itself.

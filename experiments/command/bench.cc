@@ -11,12 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "experiments/command/syscall_audit.h"
 #include "lib/command.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
@@ -29,6 +32,45 @@ namespace {
 std::string child_path;
 // lmbench's kind of child (its hello): a C program linked against libc alone.
 std::string c_child_path;
+
+// Each API's system calls per spawn (syscall_audit.h), traced once, before
+// the first process's first round: api -> calls per spawn.
+std::map<std::string, SyscallCounts>* audits = new std::map<std::string, SyscallCounts>;
+
+// Traces each API that has a `command/api:API/child:minimal/op:run` row and
+// says what it found; where strace cannot run, the context says why.
+void AuditSyscalls() {
+  const std::string loop = RunfileOrExit("experiments/command/spawn_loop");
+  for (const char* api : {"command", "spawn", "posix_spawn", "vfork", "clone"}) {
+    absl::StatusOr<SyscallCounts> per_spawn = SyscallsPerSpawn(loop, api, child_path, 100);
+    if (!per_spawn.ok()) {
+      benchmark::AddCustomContext("command.syscall_audit",
+                                  absl::StrCat("not run: ", per_spawn.status().ToString()));
+      fprintf(stderr, "system calls per spawn: not counted: %s\n",
+              per_spawn.status().ToString().c_str());
+      return;
+    }
+    (*audits)[api] = *per_spawn;
+    fprintf(stderr, "system calls per spawn, %s: %s\n", api,
+            absl::StrJoin(*per_spawn, ", ", absl::PairFormatter(" ")).c_str());
+  }
+  benchmark::AddCustomContext(
+      "command.syscall_audit",
+      "strace -f -c over spawn_loop, 100 spawns less none, once in the first process: the "
+      "counters syscalls_per_spawn and sys_NAME of the op:run rows' first repetition");
+}
+
+// The audit's counters for `api`, on a row's repetition that carries them.
+void AddAuditCounters(benchmark::State& state, const std::string& api) {
+  auto it = audits->find(api);
+  if (it == audits->end() || state.error_occurred()) return;
+  double total = 0;
+  for (const auto& [name, calls] : it->second) {
+    state.counters[absl::StrCat("sys_", name)] = calls;
+    total += calls;
+  }
+  state.counters["syscalls_per_spawn"] = total;
+}
 
 // Times `op` (which returns a Status) per iteration; fails the row on error.
 template <typename Op>
@@ -55,13 +97,14 @@ absl::Status Succeeded(const absl::StatusOr<CommandResult>& result) {
   return absl::OkStatus();
 }
 
-void BM_CommandRun(benchmark::State& state, bool capture) {
+void BM_CommandRun(benchmark::State& state, bool capture, bool audited) {
   Command cmd(child_path);
   if (capture) cmd.Stdout(Stdio::Pipe());
   TimeEach(state, [&] { return Succeeded(cmd.Run()); });
+  if (audited) AddAuditCounters(state, "command");
 }
 
-void BM_SpawnPath(benchmark::State& state) {
+void BM_SpawnPath(benchmark::State& state, bool audited) {
   ExecSpec spec(child_path, {child_path});
   SpawnOptions options;  // what Command asks for a child with no pipes
   options.restore_signals = true;
@@ -71,15 +114,17 @@ void BM_SpawnPath(benchmark::State& state) {
     if (!c.ok()) return c.status();
     return Succeeded(c->Wait());
   });
+  if (audited) AddAuditCounters(state, "spawn");
 }
 
-void BM_RawRun(benchmark::State& state, SpawnMethod method, const std::string* path) {
+void BM_RawRun(benchmark::State& state, SpawnMethod method, const std::string* path, bool audited) {
   ExecSpec spec(*path, {*path});
   TimeEach(state, [&]() -> absl::Status {
     absl::StatusOr<Child> c = Spawn(method, spec);
     if (!c.ok()) return c.status();
     return Succeeded(c->Wait());
   });
+  if (audited) AddAuditCounters(state, std::string(SpawnMethodName(method)));
 }
 
 // Start timed, wait untimed (or the other way round).
@@ -147,28 +192,32 @@ void Register(const BenchOptions& options) {
     benchmark::AddCustomContext("command.spawn_method",
                                 std::string(SpawnMethodName(CommandSpawnMethod())));
   }
+  // The system call audit: once, and on this round's repetition of each row.
+  const bool audited = options.round == 0 && options.shuffle_offset == 0;
+  if (audited) AuditSyscalls();
   const std::string c = "/child:minimal";
   std::vector<RoundRow> rows;
   auto add = [&rows](const std::string& name, auto fn, auto... args) {
     rows.push_back({name, [fn, args...](benchmark::State& state) { fn(state, args...); }});
   };
-  add("command/api:command" + c + "/op:run", BM_CommandRun, false);
-  add("command/api:spawn" + c + "/op:run", BM_SpawnPath);
-  add("command/api:posix_spawn" + c + "/op:run", BM_RawRun, SpawnMethod::kPosixSpawn, &child_path);
-  add("command/api:vfork" + c + "/op:run", BM_RawRun, SpawnMethod::kVfork, &child_path);
-  add("command/api:clone" + c + "/op:run", BM_RawRun, SpawnMethod::kClone, &child_path);
+  add("command/api:command" + c + "/op:run", BM_CommandRun, false, audited);
+  add("command/api:spawn" + c + "/op:run", BM_SpawnPath, audited);
+  add("command/api:posix_spawn" + c + "/op:run", BM_RawRun, SpawnMethod::kPosixSpawn, &child_path,
+      audited);
+  add("command/api:vfork" + c + "/op:run", BM_RawRun, SpawnMethod::kVfork, &child_path, audited);
+  add("command/api:clone" + c + "/op:run", BM_RawRun, SpawnMethod::kClone, &child_path, audited);
   add("command/api:system" + c + "/op:run", BM_System, &child_path);
   // The shell against exec for lmbench's kind of child, as its lat_proc
   // times them (the ledger's P-2).
   add("command/api:posix_spawn/child:dynamic-c/op:run", BM_RawRun, SpawnMethod::kPosixSpawn,
-      &c_child_path);
+      &c_child_path, false);
   add("command/api:system/child:dynamic-c/op:run", BM_System, &c_child_path);
   add("command/api:popen" + c + "/op:run", BM_Popen);
   add("command/api:command" + c + "/op:start", BM_StartOrWait, true, true);
   add("command/api:command" + c + "/op:wait", BM_StartOrWait, true, false);
   add("command/api:posix_spawn" + c + "/op:start", BM_StartOrWait, false, true);
   add("command/api:posix_spawn" + c + "/op:wait", BM_StartOrWait, false, false);
-  add("command/api:command" + c + "/op:run-capture", BM_CommandRun, true);
+  add("command/api:command" + c + "/op:run-capture", BM_CommandRun, true, false);
   rows.push_back({"command/api:command/op:build", BM_Build, Clock::kLibrary});
   RegisterRound(options, std::move(rows));
 }
