@@ -425,11 +425,17 @@ std::string RowLines(const Reproducibility& r) {
   const int judged = by_canary ? r.canary_rows_tested : r.rows_tested;
   const int judged_below_p05 = by_canary ? r.canary_rows_below_p05 : r.rows_below_p05;
   const std::string judged_on = JudgedOn(r);
-  std::string t = absl::StrCat(
-      "| rows the U test calls different at a 5% false discovery rate (", judged_on, ") | ",
-      by_canary ? Of(r.canary_rows_different, r.canary_rows_tested)
-                : Of(r.rows_different, r.rows_tested),
-      " | ≤ 5% |\n");
+  // No row with kMinRepetitionsForUTest samples a side: the test was not
+  // applied, which is not a pass; the table says so and why.
+  const std::string untested =
+      absl::StrCat("untested: fewer than ", kMinRepetitionsForUTest,
+                   r.by_process ? " processes" : " repetitions", " a side");
+  std::string t = absl::StrCat("| rows the U test calls different at a 5% false discovery rate (",
+                               judged_on, ") | ",
+                               judged == 0 ? untested
+                               : by_canary ? Of(r.canary_rows_different, r.canary_rows_tested)
+                                           : Of(r.rows_different, r.rows_tested),
+                               " | ≤ 5% |\n");
   if (judged > 0) {
     absl::StrAppend(&t, "| for scale: rows with p < 0.05 on their own (", judged_on,
                     "), as compare.py marks them; chance alone reaches ", ChanceBound(judged),
@@ -501,17 +507,26 @@ Reproducibility CheckReproducibility(const ResultsFile& old_file, const ResultsF
   }
   const bool ratios_ok =
       r.ratios == 0 || (r.median_ratio_change <= 0.02 && (r.ratios_over_10pct == 0 || r.noisy));
+  // Where no row could be tested (a run that stopped after fewer than
+  // kMinRepetitionsForUTest processes), the key ratios decide alone, and the
+  // verdict says so; with no key ratios either, nothing was shown.
+  r.rows_untested = r.canary_rows_tested <= 0 && r.rows_tested == 0;
   const bool rows_ok = r.canary_rows_tested > 0
                            ? r.canary_rows_different <= 0.05 * r.canary_rows_tested
-                           : r.rows_tested > 0 && r.rows_different <= 0.05 * r.rows_tested;
+                       : r.rows_untested ? r.ratios > 0
+                                         : r.rows_different <= 0.05 * r.rows_tested;
   r.meets_targets = ratios_ok && rows_ok;
+  std::string verdict =
+      !r.meets_targets  ? "Not reproducible within the targets on this machine now: run again at "
+                          "a quieter moment, or believe only what both runs say."
+      : r.rows_untested ? absl::StrCat(
+                              "Reproducible in the key ratios: the two runs agree within their "
+                              "targets. The rows' U test was not applied: it needs ",
+                              kMinRepetitionsForUTest,
+                              " processes a side (--processes=9, or a longer --max_seconds).")
+                        : "Reproducible: the two runs agree within the targets.";
   r.table = absl::StrCat("| figure | measured | target |\n|---|---:|---:|\n",
-                         RatioLines(r, baselines), RowLines(r), "\n",
-                         r.meets_targets ? "Reproducible: the two runs agree within the targets."
-                                         : "Not reproducible within the targets on this machine "
-                                           "now: run again at a quieter moment, or believe only "
-                                           "what both runs say.",
-                         "\n", Misses(r));
+                         RatioLines(r, baselines), RowLines(r), "\n", verdict, "\n", Misses(r));
   return r;
 }
 

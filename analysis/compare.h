@@ -119,6 +119,9 @@ struct Reproducibility {
   bool by_process = false;
   int repetition_rows_tested = -1, repetition_rows_different = -1;
   bool noisy = false;  // either run marked noisy
+  // No row had kMinRepetitionsForUTest samples a side (processes, in runs
+  // of several): the U test was not applied and the key ratios decide alone.
+  bool rows_untested = false;
   bool meets_targets = false;
   // What the targets are judged on and missed: the key ratios that moved more
   // than 10%, and the rows the judged U test called different. The table

@@ -324,10 +324,10 @@ TEST(Compare, ByCanaryNeedsARunThatNamesAMeasuredOne) {
 
 // A run of 9 processes, 3 repetitions each, of one row: process p's
 // repetitions are near `level(p)`, tight around it (that process's luck).
-nlohmann::json NineProcesses(const std::function<double(int)>& level) {
+nlohmann::json NineProcesses(const std::function<double(int)>& level, int processes = 9) {
   nlohmann::json doc = {{"context", nlohmann::json::object()},
                         {"benchmarks", nlohmann::json::array()}};
-  for (int p = 1, k = 0; p <= 9; ++p) {
+  for (int p = 1, k = 0; p <= processes; ++p) {
     for (int r = 0; r < 3; ++r, ++k) {
       nlohmann::json row = Rep("s/op:a", k, level(p) * (1 + 0.001 * r));
       row["spawnlab_process"] = p;
@@ -379,6 +379,40 @@ TEST(SelfCheck, RunsOfSeveralProcessesAreJudgedOnTheProcessesAndSayWhatTheRepeti
   EXPECT_TRUE(r.meets_targets) << r.table;
   EXPECT_THAT(r.table, HasSubstr("raw times; samples: each process's median) | 0 of 1 (0.0%) |"));
   EXPECT_THAT(r.table, HasSubstr("with the repetitions as samples"));
+}
+
+// Runs that stopped after 5 processes (the stopping rule's usual default
+// run): no row has the 9 a side the U test needs, which is said, not passed;
+// the key ratios decide alone, and without any the runs cannot agree.
+TEST(SelfCheck, RunsOfTooFewProcessesAreJudgedOnTheirKeyRatiosAndSaySo) {
+  auto two_rows = [](double fork_factor) {
+    nlohmann::json doc = {{"context", {{spawnlab::keys::kRatioBaseline, "method:vfork"}}},
+                          {"benchmarks", nlohmann::json::array()}};
+    for (int p = 1, k = 0; p <= 5; ++p) {
+      for (int r = 0; r < 3; ++r, ++k) {
+        for (const char* m : {"vfork", "fork"}) {
+          const double t = (std::string(m) == "fork" ? 30 * fork_factor : 10) * (1 + 0.01 * p);
+          nlohmann::json row = Rep(absl::StrCat("s/method:", m), k, t);
+          row["spawnlab_process"] = p;
+          doc["benchmarks"].push_back(row);
+        }
+      }
+    }
+    return doc;
+  };
+  Reproducibility same = CheckReproducibility(Parsed(two_rows(1)), Parsed(two_rows(1)));
+  EXPECT_TRUE(same.rows_untested);
+  EXPECT_TRUE(same.meets_targets) << same.table;
+  EXPECT_THAT(same.table, HasSubstr("| untested: fewer than 9 processes a side | ≤ 5% |"));
+  EXPECT_THAT(same.table, HasSubstr("Reproducible in the key ratios"));
+  EXPECT_THAT(same.table, HasSubstr("The rows' U test was not applied"));
+  Reproducibility moved = CheckReproducibility(Parsed(two_rows(1)), Parsed(two_rows(1.2)));
+  EXPECT_FALSE(moved.meets_targets) << moved.table;
+  // No key ratio and no tested row: nothing shows the runs agree.
+  Reproducibility none = CheckReproducibility(Parsed(NineProcesses([](int) { return 100.0; }, 5)),
+                                              Parsed(NineProcesses([](int) { return 100.0; }, 5)));
+  EXPECT_TRUE(none.rows_untested);
+  EXPECT_FALSE(none.meets_targets) << none.table;
 }
 
 }  // namespace
