@@ -43,6 +43,7 @@
 #include "bench/bench_processes.h"
 #include "bench/environment.h"
 #include "bench/run_record.h"
+#include "bench/stop_rule.h"
 #include "lib/pin.h"
 #include "lib/runfiles.h"
 #include "lib/safe_file.h"
@@ -766,80 +767,6 @@ std::string LastRunHere(const Plan& plan) {
                          c.value(keys::kStoppedBy, "a fixed plan"));
 }
 
-// The widest key ratio interval, in words.
-std::string DescribeWorst(const Precision& p) {
-  if (p.ratios.empty()) return "no key ratios";
-  if (!std::isfinite(p.worst_half_width)) return "no interval from one process";
-  return absl::StrFormat("±%.2f%%: %s", 100 * p.worst_half_width, p.worst);
-}
-
-// What the stopping rule of a run found, for its results' context.
-struct StopRecord {
-  std::string stopped_by = "a fixed plan (--processes)";
-  std::string worst;  // the widest key ratio, in words
-  // After kMinProcesses: the rows the later processes measure (an RE2
-  // pattern for --spawnlab_rows), and how many rows they leave out, those in
-  // no key ratio. Empty and 0: every row goes on.
-  std::string later_rows;
-  int fixed_budget_rows = 0;
-};
-
-// After the fewest processes, the rows that go on: those in a key ratio of
-// `p`, and the canary. Sets record->later_rows where that leaves a row out.
-void LimitLaterProcesses(const nlohmann::json& merged, const Precision& p,
-                         const BenchDefaults& defaults, StopRecord* record) {
-  std::set<std::string> keep = KeyRatioRows(p);
-  if (!defaults.canary_row.empty()) keep.insert(defaults.canary_row);
-  int left_out = 0;
-  for (const auto& [row, times] : RepetitionTimes(ResultsOf(merged))) left_out += !keep.count(row);
-  if (left_out == 0 || p.ratios.empty()) return;
-  record->later_rows = absl::StrCat("^(?:",
-                                    absl::StrJoin(keep, "|",
-                                                  [](std::string* out, const std::string& row) {
-                                                    absl::StrAppend(out, RE2::QuoteMeta(row));
-                                                  }),
-                                    ")$");
-  record->fixed_budget_rows = left_out;
-}
-
-// The stopping rule of plan.adaptive (bench.h: target), recording in *record
-// why it stopped, the widest key ratio and the rows its later processes
-// measure.
-StopRule MakeStopRule(const Plan& plan, const BenchDefaults& defaults, StopRecord* record) {
-  return [&plan, &defaults, record](const nlohmann::json& merged, int k,
-                                    double elapsed) -> StopVerdict {
-    const Precision p = KeyRatioPrecision(merged, defaults.ratio_baselines);
-    record->worst = DescribeWorst(p);
-    StopVerdict v;
-    v.say = p.ratios.empty() ? "no key ratios"
-                             : absl::StrFormat("widest key ratio interval %s (target ±%.2g%%)",
-                                               record->worst, 100 * plan.target);
-    if (k < kMinProcesses) return v;
-    v.stop = true;
-    if (p.worst_half_width <= plan.target) {
-      record->stopped_by = p.ratios.empty() ? "the fewest processes (no key ratios)"
-                                            : "the target (every key ratio within it)";
-    } else if (k >= plan.processes) {
-      record->stopped_by = absl::StrCat("the most processes (", plan.processes, ")");
-    } else if (elapsed + elapsed / k > plan.max_seconds) {
-      record->stopped_by = absl::StrFormat("the time cap (another process would end after %.0f s)",
-                                           plan.max_seconds);
-    } else {
-      v.stop = false;
-    }
-    if (v.stop) {
-      v.say += "; stopped by " + record->stopped_by;
-    } else if (k == kMinProcesses) {
-      LimitLaterProcesses(merged, p, defaults, record);
-      if (record->fixed_budget_rows > 0) {
-        v.say += absl::StrCat("; the ", record->fixed_budget_rows,
-                              " rows in no key ratio are done, the key ratios' rows go on");
-      }
-    }
-    return v;
-  };
-}
-
 // The parent of a run made of fresh processes (a fixed plan.processes of
 // them, or as many as the stopping rule takes): runs them and writes their
 // merged results.
@@ -863,6 +790,7 @@ int RunInProcesses(const CommandLine& cl, const Plan& plan, const std::string& l
   const std::vector<std::string> flags = {
       "--processes",       "--out",           "--lock",   "--lock_file",  "--benchmark_repetitions",
       "--spawnlab_worker", "--spawnlab_rows", "--target", "--max_seconds"};
+  const StopLimits limits{plan.target, plan.processes, plan.max_seconds};
   StopRecord record;
   absl::StatusOr<nlohmann::json> merged = RunProcesses(
       WithoutFlags(cl.args, flags), plan.processes, plan.out,
@@ -875,7 +803,9 @@ int RunInProcesses(const CommandLine& cl, const Plan& plan, const std::string& l
         }
         return args;
       },
-      defaults.canary_row, plan.adaptive ? MakeStopRule(plan, defaults, &record) : StopRule());
+      defaults.canary_row,
+      plan.adaptive ? MakeStopRule(limits, defaults.ratio_baselines, defaults.canary_row, &record)
+                    : StopRule());
   if (!merged.ok()) {
     std::cerr << "error: " << merged.status().message() << "; nothing written, " << plan.out
               << " is as it was\n";
@@ -888,21 +818,7 @@ int RunInProcesses(const CommandLine& cl, const Plan& plan, const std::string& l
   context[keys::kRepetitionsPerProcess] = absl::StrCat(per_process);
   context[keys::kRunKind] = plan.run_kind;
   context[keys::kRounds] = absl::StrCat(processes * per_process);
-  context[keys::kStoppingRule] =
-      plan.adaptive ? absl::StrFormat(
-                          "every key ratio's 95%% interval over processes within ±%g%%, at least "
-                          "%d processes, at most %g s; rows in no key ratio: the first %d "
-                          "processes only",
-                          100 * plan.target, kMinProcesses, plan.max_seconds, kMinProcesses)
-                    : absl::StrCat("fixed: --processes=", plan.processes);
-  context[keys::kStoppingTarget] = absl::StrCat(plan.target);
-  context[keys::kStoppingMaxSeconds] = absl::StrCat(plan.max_seconds);
-  context[keys::kStoppedBy] = record.stopped_by;
-  context[keys::kStoppingFixedBudgetRows] = absl::StrCat(record.fixed_budget_rows);
-  // The stopping rule described the last process's merge; a fixed plan asks now.
-  context[keys::kStoppingWorst] =
-      plan.adaptive ? record.worst
-                    : DescribeWorst(KeyRatioPrecision(*merged, defaults.ratio_baselines));
+  RecordStopping(limits, plan.adaptive, record, *merged, defaults.ratio_baselines, &context);
   if (absl::Status s = WriteFileAtomically(plan.out, merged->dump(2) + "\n"); !s.ok()) {
     std::cerr << "error: " << s.message() << "; " << plan.out << " is as it was\n";
     return 1;

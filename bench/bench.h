@@ -166,7 +166,8 @@ struct BenchDefaults {
   // over the processes is within ±target of its estimate (--target), at least
   // kMinProcesses (results_model/stopping.h), and no new process once the
   // next would end after max_seconds (--max_seconds) or past
-  // kMaxAdaptiveProcesses. --processes=N is the fixed plan of N.
+  // kMaxAdaptiveProcesses (the rule: stop_rule.h). --processes=N is the fixed
+  // plan of N.
   double target = 0.01;
   double max_seconds = 60;
 };

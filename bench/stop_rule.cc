@@ -1,0 +1,100 @@
+// stop_rule.cc: when a run made of processes stops, and what it records.
+
+#include "bench/stop_rule.h"
+
+#include <cmath>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "re2/re2.h"
+#include "results_model/context_keys.h"
+
+namespace spawnlab {
+
+namespace {
+
+// After the fewest processes, the rows that go on: those in a key ratio of
+// `p`, and the canary. Sets record->later_rows where that leaves a row out.
+void LimitLaterProcesses(const nlohmann::json& merged, const Precision& p,
+                         const std::string& canary_row, StopRecord* record) {
+  std::set<std::string> keep = KeyRatioRows(p);
+  if (!canary_row.empty()) keep.insert(canary_row);
+  int left_out = 0;
+  for (const auto& [row, times] : RepetitionTimes(ResultsOf(merged))) left_out += !keep.count(row);
+  if (left_out == 0 || p.ratios.empty()) return;
+  record->later_rows = absl::StrCat("^(?:",
+                                    absl::StrJoin(keep, "|",
+                                                  [](std::string* out, const std::string& row) {
+                                                    absl::StrAppend(out, RE2::QuoteMeta(row));
+                                                  }),
+                                    ")$");
+  record->fixed_budget_rows = left_out;
+}
+
+}  // namespace
+
+std::string DescribeWorst(const Precision& p) {
+  if (p.ratios.empty()) return "no key ratios";
+  if (!std::isfinite(p.worst_half_width)) return "no interval from one process";
+  return absl::StrFormat("±%.2f%%: %s", 100 * p.worst_half_width, p.worst);
+}
+
+StopRule MakeStopRule(const StopLimits& limits, const std::vector<RatioBaseline>& baselines,
+                      const std::string& canary_row, StopRecord* record) {
+  return [&limits, &baselines, canary_row, record](const nlohmann::json& merged, int k,
+                                                   double elapsed) -> StopVerdict {
+    const Precision p = KeyRatioPrecision(merged, baselines);
+    record->worst = DescribeWorst(p);
+    StopVerdict v;
+    v.say = p.ratios.empty() ? "no key ratios"
+                             : absl::StrFormat("widest key ratio interval %s (target ±%.2g%%)",
+                                               record->worst, 100 * limits.target);
+    if (k < kMinProcesses) return v;
+    v.stop = true;
+    if (p.worst_half_width <= limits.target) {
+      record->stopped_by = p.ratios.empty() ? "the fewest processes (no key ratios)"
+                                            : "the target (every key ratio within it)";
+    } else if (k >= limits.processes) {
+      record->stopped_by = absl::StrCat("the most processes (", limits.processes, ")");
+    } else if (elapsed + elapsed / k > limits.max_seconds) {
+      record->stopped_by = absl::StrFormat("the time cap (another process would end after %.0f s)",
+                                           limits.max_seconds);
+    } else {
+      v.stop = false;
+    }
+    if (v.stop) {
+      v.say += "; stopped by " + record->stopped_by;
+    } else if (k == kMinProcesses) {
+      LimitLaterProcesses(merged, p, canary_row, record);
+      if (record->fixed_budget_rows > 0) {
+        v.say += absl::StrCat("; the ", record->fixed_budget_rows,
+                              " rows in no key ratio are done, the key ratios' rows go on");
+      }
+    }
+    return v;
+  };
+}
+
+void RecordStopping(const StopLimits& limits, bool adaptive, const StopRecord& record,
+                    const nlohmann::json& merged, const std::vector<RatioBaseline>& baselines,
+                    nlohmann::json* context) {
+  nlohmann::json& c = *context;
+  c[keys::kStoppingRule] =
+      adaptive ? absl::StrFormat(
+                     "every key ratio's 95%% interval over processes within ±%g%%, at least "
+                     "%d processes, at most %g s; rows in no key ratio: the first %d "
+                     "processes only",
+                     100 * limits.target, kMinProcesses, limits.max_seconds, kMinProcesses)
+               : absl::StrCat("fixed: --processes=", limits.processes);
+  c[keys::kStoppingTarget] = absl::StrCat(limits.target);
+  c[keys::kStoppingMaxSeconds] = absl::StrCat(limits.max_seconds);
+  c[keys::kStoppedBy] = record.stopped_by;
+  c[keys::kStoppingFixedBudgetRows] = absl::StrCat(record.fixed_budget_rows);
+  // The stopping rule described the last process's merge; a fixed plan asks now.
+  c[keys::kStoppingWorst] =
+      adaptive ? record.worst : DescribeWorst(KeyRatioPrecision(merged, baselines));
+}
+
+}  // namespace spawnlab

@@ -1,0 +1,121 @@
+// stop_rule_test.cc: a run stops at its target, its most processes or its
+// time cap, never before the fewest; after them only the key ratios' rows
+// and the canary go on; and the context says which.
+
+#include "bench/stop_rule.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "results_model/context_keys.h"
+
+namespace spawnlab {
+namespace {
+
+using ::testing::HasSubstr;
+
+nlohmann::json Row(const std::string& name, int process, int repetition, double time) {
+  return {{"name", name},
+          {"run_name", name},
+          {"run_type", "iteration"},
+          {"repetition_index", repetition},
+          {"real_time", time},
+          {std::string(kProcessField), process}};
+}
+
+// Process k runs two rounds of fork (ratios[k] times vfork) and vfork, and
+// a row in no key ratio.
+nlohmann::json MadeOf(const std::vector<double>& ratios) {
+  nlohmann::json doc = {{"context", nlohmann::json::object()},
+                        {"benchmarks", nlohmann::json::array()}};
+  int repetition = 0;
+  for (size_t k = 0; k < ratios.size(); ++k) {
+    const int process = static_cast<int>(k + 1);
+    for (int round = 0; round < 2; ++round, ++repetition) {
+      const double vfork = 100 + repetition;
+      doc["benchmarks"].push_back(Row("spawn/method:vfork", process, repetition, vfork));
+      doc["benchmarks"].push_back(Row("spawn/method:fork", process, repetition, vfork * ratios[k]));
+      doc["benchmarks"].push_back(Row("other/op:lone", process, repetition, 5));
+    }
+  }
+  return doc;
+}
+
+const std::vector<RatioBaseline> kBaselines = {{"method", "vfork"}};
+const StopLimits kLimits{0.01, 10, 60};
+
+TEST(StopRule, NeverStopsBeforeTheFewestProcesses) {
+  StopRecord record;
+  const StopRule rule = MakeStopRule(kLimits, kBaselines, "spawn/method:vfork", &record);
+  const StopVerdict v = rule(MadeOf({2.0, 2.0}), 2, 1.0);
+  EXPECT_FALSE(v.stop);
+  EXPECT_THAT(v.say, HasSubstr("widest key ratio interval"));
+}
+
+TEST(StopRule, StopsWhenEveryKeyRatioIsWithinTheTarget) {
+  StopRecord record;
+  const StopRule rule = MakeStopRule(kLimits, kBaselines, "spawn/method:vfork", &record);
+  const StopVerdict v = rule(MadeOf({2.0, 2.0001, 1.9999}), 3, 1.0);
+  EXPECT_TRUE(v.stop);
+  EXPECT_EQ(record.stopped_by, "the target (every key ratio within it)");
+  EXPECT_THAT(v.say, HasSubstr("stopped by the target"));
+}
+
+TEST(StopRule, AfterTheFewestOnlyTheKeyRatiosRowsAndTheCanaryGoOn) {
+  StopRecord record;
+  const StopRule rule = MakeStopRule(kLimits, kBaselines, "spawn/method:vfork", &record);
+  const StopVerdict v = rule(MadeOf({2.0, 2.4, 1.7}), 3, 1.0);
+  EXPECT_FALSE(v.stop);
+  EXPECT_EQ(record.fixed_budget_rows, 1);
+  EXPECT_EQ(record.later_rows, "^(?:spawn\\/method\\:fork|spawn\\/method\\:vfork)$");
+  EXPECT_THAT(v.say, HasSubstr("the 1 rows in no key ratio are done"));
+}
+
+TEST(StopRule, StopsAtTheTimeCapBeforeAProcessThatWouldEndAfterIt) {
+  StopRecord record;
+  const StopRule rule = MakeStopRule(kLimits, kBaselines, "", &record);
+  // Four processes in 50 s: a fifth would end at 62.5 s.
+  EXPECT_TRUE(rule(MadeOf({2.0, 2.4, 1.7, 2.2}), 4, 50).stop);
+  EXPECT_THAT(record.stopped_by, HasSubstr("the time cap"));
+  StopRecord again;
+  EXPECT_FALSE(
+      MakeStopRule(kLimits, kBaselines, "", &again)(MadeOf({2.0, 2.4, 1.7, 2.2}), 4, 40).stop);
+}
+
+TEST(StopRule, StopsAtTheMostProcesses) {
+  StopRecord record;
+  const StopLimits three{0.01, 3, 60};
+  EXPECT_TRUE(MakeStopRule(three, kBaselines, "", &record)(MadeOf({2.0, 2.4, 1.7}), 3, 1).stop);
+  EXPECT_EQ(record.stopped_by, "the most processes (3)");
+}
+
+TEST(StopRule, WithoutKeyRatiosTheFewestProcessesAreEnough) {
+  StopRecord record;
+  EXPECT_TRUE(MakeStopRule(kLimits, {}, "", &record)(MadeOf({2.0, 2.4, 1.7}), 3, 1).stop);
+  EXPECT_EQ(record.stopped_by, "the fewest processes (no key ratios)");
+  EXPECT_EQ(record.worst, "no key ratios");
+}
+
+TEST(RecordStopping, WritesTheRuleWhatStoppedItAndTheWidestRatio) {
+  StopRecord record;
+  const nlohmann::json merged = MadeOf({2.0, 2.4, 1.7});
+  MakeStopRule(kLimits, kBaselines, "", &record)(merged, 3, 1);
+  nlohmann::json context = nlohmann::json::object();
+  RecordStopping(kLimits, /*adaptive=*/true, record, merged, kBaselines, &context);
+  EXPECT_THAT(context[keys::kStoppingRule].get<std::string>(),
+              HasSubstr("within ±1%, at least 3 processes, at most 60 s"));
+  EXPECT_EQ(context[keys::kStoppingFixedBudgetRows], "1");
+  EXPECT_THAT(context[keys::kStoppingWorst].get<std::string>(),
+              HasSubstr("spawn/method:fork / spawn/method:vfork"));
+  // A fixed plan says so, and its widest ratio is computed from the merge.
+  nlohmann::json fixed = nlohmann::json::object();
+  RecordStopping(kLimits, /*adaptive=*/false, StopRecord(), merged, kBaselines, &fixed);
+  EXPECT_EQ(fixed[keys::kStoppingRule], "fixed: --processes=10");
+  EXPECT_EQ(fixed[keys::kStoppedBy], "a fixed plan (--processes)");
+  EXPECT_THAT(fixed[keys::kStoppingWorst].get<std::string>(), HasSubstr("spawn/method:fork"));
+}
+
+}  // namespace
+}  // namespace spawnlab
