@@ -107,19 +107,18 @@ std::optional<KeyRatioMove> Move(const std::string& experiment, const std::strin
   const bool processes = pb.size() >= 2 && pa.size() >= 2;
   const Interval r = processes ? RatioInterval(pa, pb) : RatioInterval(ra, rb);
   // How far the same ratio moved between the older run and its rerun.
-  std::string why, rerun_cell = "no rerun";
-  double rerun_move = 0;
-  if (const ResultsFile* rerun = RerunOf(before, reruns, &why); rerun != nullptr) {
-    const Series *rn = rerun->Find(numerator), *rd = rerun->Find(denominator);
-    if (rn != nullptr && rd != nullptr && rn->measured() && rd->measured()) {
-      const std::vector<double> rr = RoundRatios(rn->samples_ns, rd->samples_ns);
-      if (!rr.empty()) {
-        rerun_move = std::fabs(std::log(Median(rr) / Median(rb)));
-        rerun_cell = absl::StrFormat("%.1f%%", 100 * (std::exp(rerun_move) - 1));
-      }
-    }
-  }
-  const bool quiet = NoisyMark(before) != "**noisy**" && NoisyMark(after) != "**noisy**";
+  const std::optional<double> moved =
+      RerunMove(before, reruns, [&](const ResultsFile& f) -> std::optional<double> {
+        const Series *n = f.Find(numerator), *d = f.Find(denominator);
+        if (n == nullptr || d == nullptr || !n->measured() || !d->measured()) return std::nullopt;
+        const std::vector<double> ratios = RoundRatios(n->samples_ns, d->samples_ns);
+        if (ratios.empty()) return std::nullopt;
+        return Median(ratios);
+      });
+  const double rerun_move = moved.value_or(0);
+  const std::string rerun_cell =
+      moved ? absl::StrFormat("%.1f%%", 100 * (std::exp(rerun_move) - 1)) : "no rerun";
+  const bool quiet = BothQuiet(before, after);
   std::string change =
       absl::StrFormat("%.3fx [%.3f, %.3f]%s", r.estimate, r.low, r.high, processes ? "" : " †");
   if (quiet && (r.low > 1 || r.high < 1) && std::fabs(std::log(r.estimate)) > rerun_move) {

@@ -180,16 +180,14 @@ std::string AcrossRow(const std::vector<const ResultsFile*>& files, const std::v
       continue;
     }
     // How far the row moved between the older run and its rerun, if any.
-    double rerun_move = 0;
-    std::string why;
-    const ResultsFile* rerun = RerunOf(*files[bases[i]], reruns, &why);
-    if (const Series* again = rerun == nullptr ? nullptr : rerun->Find(name);
-        again != nullptr && again->measured()) {
-      rerun_move = std::fabs(std::log(again->Median() / old->Median()));
-    }
-    const bool quiet =
-        NoisyMark(*files[i]) != "**noisy**" && NoisyMark(*files[bases[i]]) != "**noisy**";
-    absl::StrAppend(&out, " ", Change(*old, *s, rerun_move, quiet), " |");
+    const double rerun_move =
+        RerunMove(*files[bases[i]], reruns, [&name](const ResultsFile& f) -> std::optional<double> {
+          const Series* row = f.Find(name);
+          if (row == nullptr || !row->measured()) return std::nullopt;
+          return row->Median();
+        }).value_or(0);
+    absl::StrAppend(&out, " ", Change(*old, *s, rerun_move, BothQuiet(*files[i], *files[bases[i]])),
+                    " |");
   }
   return absl::StrCat(out, "\n");
 }

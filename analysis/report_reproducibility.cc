@@ -46,6 +46,21 @@ const ResultsFile* RerunOf(const ResultsFile& f, const std::vector<ResultsFile>&
   return nullptr;
 }
 
+std::optional<double> RerunMove(
+    const ResultsFile& older, const std::vector<ResultsFile>& reruns,
+    const std::function<std::optional<double>(const ResultsFile&)>& quantity) {
+  std::string why;
+  const ResultsFile* rerun = RerunOf(older, reruns, &why);
+  if (rerun == nullptr) return std::nullopt;
+  const std::optional<double> before = quantity(older), again = quantity(*rerun);
+  if (!before || !again || !(*before > 0) || !(*again > 0)) return std::nullopt;
+  return std::fabs(std::log(*again / *before));
+}
+
+bool BothQuiet(const ResultsFile& a, const ResultsFile& b) {
+  return NoisyMark(a) != "**noisy**" && NoisyMark(b) != "**noisy**";
+}
+
 std::optional<Reproducibility> ReproducibilityOf(const ResultsFile& f, const ResultsFile& rerun) {
   return CheckReproducibility(f, rerun);
 }

@@ -5,6 +5,7 @@
 #ifndef SPAWNLAB_ANALYSIS_REPORT_SECTIONS_H_
 #define SPAWNLAB_ANALYSIS_REPORT_SECTIONS_H_
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -140,6 +141,17 @@ void ExperimentPages(const std::string& experiment, const ReportSpec& spec,
 // in *why (empty when there is no rerun at all).
 const ResultsFile* RerunOf(const ResultsFile& f, const std::vector<ResultsFile>& reruns,
                            std::string* why);
+
+// How far a quantity moved between `older` and its rerun (RerunOf): |log| of
+// the rerun's over the older run's, as `quantity` reads each (nullopt where
+// a run lacks it); nullopt where there is no rerun to compare, or either
+// lacks it.
+std::optional<double> RerunMove(
+    const ResultsFile& older, const std::vector<ResultsFile>& reruns,
+    const std::function<std::optional<double>(const ResultsFile&)>& quantity);
+
+// Neither run is marked noisy: a change between them may be called.
+bool BothQuiet(const ResultsFile& a, const ResultsFile& b);
 
 // `f` against its rerun (compare.h: CheckReproducibility).
 std::optional<Reproducibility> ReproducibilityOf(const ResultsFile& f, const ResultsFile& rerun);
