@@ -66,10 +66,10 @@ ABSL_FLAG(int, processes, 0,
           "a minute. 0: each bench's own rule. Not with --quick.");
 ABSL_FLAG(int, minutes, 15,
           "The whole run's time budget. Before each bench, what is left of it is shared among "
-          "the benches still to run in proportion to their estimates; where a bench's share is "
-          "less than its estimate, the share is its time cap (its --max_seconds: it starts no "
-          "process that would end later, and still makes at least 3). 0: no budget, each bench "
-          "its own cap. Not used with --quick or --processes.");
+          "the benches still to run in proportion to their estimates, and a bench's share is "
+          "its time cap (its --max_seconds: it starts no process that would end later, and "
+          "still makes at least 3). 0: no budget, each bench its own cap. Not used with --quick "
+          "or --processes.");
 ABSL_FLAG(int, rounds, 0,
           "With --processes: this many rounds in all for each bench (its "
           "--benchmark_repetitions), shared among the processes. 0: each bench's own.");
@@ -251,14 +251,16 @@ constexpr int kLeastCapSeconds = 5;
 // The time cap (--max_seconds) for bench `i` when `elapsed` seconds of the
 // budget are gone: its share of what is left, in proportion to the estimates
 // of the benches still to run; 0 (the bench's own cap) where there is no
-// budget or what is left covers every estimate. Per run: a self-check's pair
-// shares it.
+// budget. Per run: a self-check's pair shares it. A share is a cap even where
+// what is left covers every estimate: an estimate is the last run's time, and
+// a last run that was capped says nothing of how long an uncapped one takes
+// (the cross-check's fixed plan took twice its estimate).
 int BenchCap(const SuitePlan& plan, size_t i, int64_t elapsed) {
   if (plan.budget_s == 0) return 0;
   int64_t rest = 0;
   for (size_t j = i; j < plan.estimate.size(); ++j) rest += plan.estimate[j];
   const int64_t left = plan.budget_s - kReportSeconds - elapsed;
-  if (rest <= 0 || left >= rest) return 0;  // the estimates fit: each bench its own cap
+  if (rest <= 0) return 0;
   const int runs = plan.self_check ? 2 : 1;
   const int64_t share = left * plan.estimate[i] / rest / runs;
   return static_cast<int>(std::max<int64_t>(kLeastCapSeconds, share));
@@ -360,17 +362,21 @@ absl::StatusOr<SuitePlan> MakeSuitePlan() {
 
 void PrintPlan(const SuitePlan& plan) {
   // With a budget that binds, each bench's share if those before it keep to theirs.
-  const bool capped = plan.budget_s > 0 && BenchCap(plan, 0, 0) > 0;
+  const bool capped = plan.budget_s > 0 && plan.total_estimate > plan.budget_s - kReportSeconds;
   std::cout << "suite: " << plan.benches.size() << " benches" << (plan.quick ? " (--quick)" : "")
             << (plan.self_check ? ", each twice (--self_check)" : "") << ", one at a time, "
             << (capped ? absl::StrCat("about ", Minutes(plan.budget_s), " (--minutes; their last ",
                                       "runs here took ", Minutes(plan.total_estimate),
                                       "): each bench's time cap is its share")
-                       : absl::StrCat("estimated ", Minutes(plan.total_estimate)))
+                       : absl::StrCat("estimated ", Minutes(plan.total_estimate),
+                                      plan.budget_s > 0
+                                          ? " (within --minutes; each bench's share of it is "
+                                            "its time cap)"
+                                          : ""))
             << ":\n";
   for (size_t i = 0; i < plan.benches.size(); ++i) {
     std::cout << absl::StrFormat("  %-16s ~%s", plan.benches[i].name, Minutes(plan.estimate[i]));
-    if (capped) {
+    if (plan.budget_s > 0) {
       const int64_t share = std::max<int64_t>(
           kLeastCapSeconds,
           int64_t{plan.budget_s - kReportSeconds} * plan.estimate[i] / plan.total_estimate);
