@@ -10,37 +10,16 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "results_model/context_keys.h"
+#include "results_model/process_rows_for_testing.h"
 
 namespace spawnlab {
 namespace {
 
 using ::testing::HasSubstr;
 
-nlohmann::json Row(const std::string& name, int process, int repetition, double time) {
-  return {{"name", name},
-          {"run_name", name},
-          {"run_type", "iteration"},
-          {"repetition_index", repetition},
-          {"real_time", time},
-          {std::string(kProcessField), process}};
-}
-
-// Process k runs two rounds of fork (ratios[k] times vfork) and vfork, and
-// a row in no key ratio.
+// Each process measures fork, vfork and a row in no key ratio.
 nlohmann::json MadeOf(const std::vector<double>& ratios) {
-  nlohmann::json doc = {{"context", nlohmann::json::object()},
-                        {"benchmarks", nlohmann::json::array()}};
-  int repetition = 0;
-  for (size_t k = 0; k < ratios.size(); ++k) {
-    const int process = static_cast<int>(k + 1);
-    for (int round = 0; round < 2; ++round, ++repetition) {
-      const double vfork = 100 + repetition;
-      doc["benchmarks"].push_back(Row("spawn/method:vfork", process, repetition, vfork));
-      doc["benchmarks"].push_back(Row("spawn/method:fork", process, repetition, vfork * ratios[k]));
-      doc["benchmarks"].push_back(Row("other/op:lone", process, repetition, 5));
-    }
-  }
-  return doc;
+  return testing::MadeOf(ratios, "other/op:lone");
 }
 
 const std::vector<RatioBaseline> kBaselines = {{"method", "vfork"}};

@@ -7,34 +7,13 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "results_model/process_rows_for_testing.h"
 
 namespace spawnlab {
 namespace {
 
-nlohmann::json Row(const std::string& name, int process, int repetition, double time) {
-  return {{"name", name},
-          {"run_name", name},
-          {"run_type", "iteration"},
-          {"repetition_index", repetition},
-          {"real_time", time},
-          {std::string(kProcessField), process}};
-}
-
-// Each process k runs two rounds; the fork row costs ratios[k] times vfork's.
-nlohmann::json MadeOf(const std::vector<double>& ratios) {
-  nlohmann::json doc = {{"context", nlohmann::json::object()},
-                        {"benchmarks", nlohmann::json::array()}};
-  int repetition = 0;
-  for (size_t k = 0; k < ratios.size(); ++k) {
-    for (int round = 0; round < 2; ++round, ++repetition) {
-      const double vfork = 100 + repetition;  // the machine drifts; the ratio does not
-      doc["benchmarks"].push_back(Row("spawn/method:vfork", static_cast<int>(k + 1), repetition, vfork));
-      doc["benchmarks"].push_back(
-          Row("spawn/method:fork", static_cast<int>(k + 1), repetition, vfork * ratios[k]));
-    }
-  }
-  return doc;
-}
+using ::spawnlab::testing::MadeOf;
+using ::spawnlab::testing::Row;
 
 TEST(KeyRatioPrecision, IsStudentsIntervalOverTheProcessesMedians) {
   const Precision p = KeyRatioPrecision(MadeOf({2.0, 2.1, 1.9}), {{"method", "vfork"}});
