@@ -2,9 +2,6 @@
 
 #include "experiments/command/syscall_audit.h"
 
-#include <stdlib.h>
-#include <unistd.h>
-
 #include <cmath>
 #include <string>
 #include <vector>
@@ -14,50 +11,22 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "absl/time/time.h"
-#include "lib/command.h"
-#include "lib/safe_file.h"
+#include "lib/strace.h"
 
 namespace spawnlab {
 
 namespace {
 
-constexpr char kStrace[] = "/usr/bin/strace";
-
 // One run of the loop under strace: its calls by name.
-absl::StatusOr<SyscallCounts> Traced(const std::string& dir, const std::string& spawn_loop,
-                                     absl::string_view api, const std::string& child, int spawns) {
-  const std::string out = absl::StrCat(dir, "/", api, "-", spawns);
-  // LeakSanitizer refuses to run under ptrace: an ASan build of the loop
-  // would exit before its first spawn.
-  const char* asan = getenv("ASAN_OPTIONS");
-  const std::string asan_options = absl::StrCat(
-      asan != nullptr && *asan != '\0' ? absl::StrCat(asan, ":") : "", "detect_leaks=0");
-  absl::StatusOr<CommandResult> r =
-      Command(kStrace)
-          .Env("ASAN_OPTIONS", asan_options)
-          .Args({"-f", "-c", "-U", "name,calls", "-o", out, "--", spawn_loop,
-                 absl::StrCat("--api=", api), absl::StrCat("--n=", spawns), child})
-          .Stdout(Stdio::Null())
-          .Stderr(Stdio::Pipe())
-          .Timeout(absl::Minutes(1))
-          .Run();
-  if (!r.ok()) return r.status();
-  const std::string err(absl::StripAsciiWhitespace(r->err));
-  if (!r->status.success()) {
-    // strace's own words when it may not attach (seccomp, Yama, a sandbox).
-    if (absl::StrContains(err, "strace: attach") ||
-        absl::StrContains(err, "Operation not permitted")) {
-      return absl::PermissionDeniedError(
-          absl::StrCat("strace cannot trace here (ptrace is not allowed): ", err));
-    }
-    return absl::InternalError(absl::StrCat("strace ", spawn_loop, " --api=", api, " --n=", spawns,
-                                            ": ", r->status.ToString(), ": ", err));
-  }
-  absl::StatusOr<std::string> text = ReadFileToString(out);
-  if (!text.ok()) return text.status();
-  return ParseStraceCounts(*text);
+absl::StatusOr<SyscallCounts> Traced(const std::string& spawn_loop, absl::string_view api,
+                                     const std::string& child, int spawns) {
+  absl::StatusOr<std::string> table =
+      RunUnderStrace({"-f", "-c", "-U", "name,calls"},
+                     {spawn_loop, absl::StrCat("--api=", api), absl::StrCat("--n=", spawns), child},
+                     absl::Minutes(1));
+  if (!table.ok()) return table.status();
+  return ParseStraceCounts(*table);
 }
 
 }  // namespace
@@ -100,18 +69,10 @@ SyscallCounts PerSpawn(const SyscallCounts& with, const SyscallCounts& without, 
 
 absl::StatusOr<SyscallCounts> SyscallsPerSpawn(const std::string& spawn_loop, absl::string_view api,
                                                const std::string& child, int spawns) {
-  if (access(kStrace, X_OK) != 0) {
-    return absl::NotFoundError(
-        absl::StrCat(kStrace, " is not installed (./bazelw installs Debian's strace)"));
-  }
   if (spawns < 1) return absl::InvalidArgumentError("spawns: at least 1");
-  // A fresh private folder (mkdtemp, 0700) for strace's -o: no name another
-  // user could have planted a link at.
-  absl::StatusOr<TempDir> dir = TempDir::Make("spawnlab-syscall-audit");
-  if (!dir.ok()) return dir.status();
-  absl::StatusOr<SyscallCounts> with = Traced(dir->path(), spawn_loop, api, child, spawns);
+  absl::StatusOr<SyscallCounts> with = Traced(spawn_loop, api, child, spawns);
   if (!with.ok()) return with.status();
-  absl::StatusOr<SyscallCounts> without = Traced(dir->path(), spawn_loop, api, child, 0);
+  absl::StatusOr<SyscallCounts> without = Traced(spawn_loop, api, child, 0);
   if (!without.ok()) return without.status();
   return PerSpawn(*with, *without, spawns);
 }

@@ -12,7 +12,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -30,14 +29,13 @@
 #include "bench/together.h"
 #include "lib/command.h"
 #include "lib/runfiles.h"
-#include "lib/safe_file.h"
+#include "lib/strace.h"
 #include "re2/re2.h"
 
 namespace spawnlab {
 namespace {
 
 constexpr char kPython[] = "/usr/bin/python3";
-constexpr char kStrace[] = "/usr/bin/strace";
 
 // A runtime's program and its arguments before N and the child's path.
 struct Runtime {
@@ -84,34 +82,10 @@ SpawnKinds Classify(const std::string& log) {
 
 // Runs `argv` (its last two arguments N and the child) under strace.
 absl::StatusOr<SpawnKinds> Trace(const std::vector<std::string>& argv) {
-  // A fresh private folder (mkdtemp, 0700): a folder another user made for
-  // the coming pids, with a link in it, cannot turn root's strace against a file.
-  absl::StatusOr<TempDir> dir = TempDir::Make("spawnlab-runtime-trace");
-  if (!dir.ok()) return dir.status();
-  const std::string log = dir->path() + "/strace.log";
-  std::vector<std::string> args = {"-f", "-qq", "-e", "trace=clone,clone3,fork,vfork",
-                                   "-o", log,   "--"};
-  args.insert(args.end(), argv.begin(), argv.end());
-  absl::StatusOr<CommandResult> r = Command(kStrace)
-                                        .Args(args)
-                                        .Stdout(Stdio::Null())
-                                        .Stderr(Stdio::Pipe())
-                                        .Timeout(absl::Seconds(60))
-                                        .Run();
-  std::ifstream in(log);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!r.ok()) return r.status();
-  if (!r->status.success()) {
-    const std::string err(absl::StripAsciiWhitespace(r->err));
-    if (absl::StrContains(err, "Operation not permitted") || absl::StrContains(err, "ptrace")) {
-      return absl::PermissionDeniedError(
-          absl::StrCat("strace cannot trace here (ptrace is not allowed): ", err));
-    }
-    return absl::InternalError(
-        absl::StrCat("strace ", argv[0], ": ", r->status.ToString(), ": ", err));
-  }
-  return Classify(text.str());
+  absl::StatusOr<std::string> log =
+      RunUnderStrace({"-f", "-qq", "-e", "trace=clone,clone3,fork,vfork"}, argv, absl::Seconds(60));
+  if (!log.ok()) return log.status();
+  return Classify(*log);
 }
 
 // Runs a program that times itself and prints its mean nanoseconds per
@@ -144,13 +118,12 @@ void BM_Runtime(benchmark::State& state, const Runtime& rt, const std::string& c
   traced.push_back("4");
   traced.push_back(child);
   if (!rt.argv.empty()) {
-    if (access(kStrace, X_OK) != 0) {
-      return SkipRow(state, absl::NotFoundError(absl::StrCat(
-                                kStrace, " is not installed (./bazelw installs Debian's strace)")));
-    }
     absl::StatusOr<SpawnKinds> kinds = Trace(traced);
     if (!kinds.ok()) {
-      if (absl::IsPermissionDenied(kinds.status())) return SkipRow(state, kinds.status());
+      // No strace, or no ptrace here: a skip, with its reason.
+      if (absl::IsNotFound(kinds.status()) || absl::IsPermissionDenied(kinds.status())) {
+        return SkipRow(state, kinds.status());
+      }
       return FailRow(state, kinds.status());
     }
     const int spawns = 5;  // the warm-up and 4
