@@ -253,8 +253,7 @@ constexpr int kLeastCapSeconds = 5;
 // of the benches still to run; 0 (the bench's own cap) where there is no
 // budget. Per run: a self-check's pair shares it. A share is a cap even where
 // what is left covers every estimate: an estimate is the last run's time, and
-// a last run that was capped says nothing of how long an uncapped one takes
-// (the cross-check's fixed plan took twice its estimate).
+// a last run that was capped says nothing of how long an uncapped one takes.
 int BenchCap(const SuitePlan& plan, size_t i, int64_t elapsed) {
   if (plan.budget_s == 0) return 0;
   int64_t rest = 0;

@@ -75,7 +75,8 @@ TEST_F(SyscallsPerSpawnTest, CommandExecsOnceAndReadsNothingUnderProc) {
   ASSERT_THAT(c.status(), IsOk());
   EXPECT_EQ((*c)["execve"], 1.0);
   EXPECT_EQ((*c)["clone3"] + (*c)["vfork"], 1.0);
-  // Reading /proc/self/status per spawn was the cost issue 42 removed.
+  // Nothing under /proc is read per spawn (README.md, "Why Command costs what the raw
+  // primitive costs").
   EXPECT_THAT(*c, Not(Contains(Key("openat"))));
   EXPECT_THAT(*c, Not(Contains(Key("read"))));
 }
