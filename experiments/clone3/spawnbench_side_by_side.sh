@@ -6,7 +6,7 @@
 #   git clone https://github.com/joshtriplett/spawnbench /tmp/spawnbench
 #   make -C /tmp/spawnbench fork vfork clone_vm posix_spawn t
 #   bazel build //experiments/clone3:bench
-#   experiments/clone3/spawnbench_side_by_side.sh /tmp/spawnbench [ROUNDS [PATH_MODE]]
+#   experiments/clone3/spawnbench_side_by_side.sh /tmp/spawnbench [ROUNDS [PATH_MODE [OUT]]]
 #
 # PATH_MODE: "published" (the default) runs spawnbench with the PATH its
 # `make bench` sets, six directories before ".": every spawn's child makes six
@@ -18,6 +18,13 @@
 # ratios of its minima (2000 spawns each), and whether they agree within 10%.
 # The fork-size ratio is shown from the placed and the unplaced parent, and
 # against spawnbench's averages too.
+#
+# OUT: where the run is kept: its conditions, the closing table and every
+# round's lines from both tools. Default:
+# results/<kernel release>/<host id>/spawnbench_side_by_side.txt (the host id
+# this bench's results are filed under), replaced whole at the end (written
+# beside it, then renamed: never through a link). The analysis reads only
+# .json files; the clone3 README links this one.
 set -euo pipefail
 sb="${1:?usage: $0 SPAWNBENCH_DIR [ROUNDS [published|dot]]}"
 rounds="${2:-5}"
@@ -25,6 +32,9 @@ case "${3:-published}" in
   published) sb_path=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:. ;;
   dot) sb_path=. ;;
   *) echo "PATH_MODE must be published or dot, not '$3'" >&2; exit 2 ;;
+esac
+case "$rounds" in
+  '' | *[!0-9]* | 0) echo "ROUNDS must be a positive whole number, not '$rounds'" >&2; exit 2 ;;
 esac
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 bench="$here/bazel-bin/experiments/clone3/bench"
@@ -93,27 +103,59 @@ for r in $(seq "$rounds"); do for min in 0 1; do
       print r, "fork-1g-touched/fork(spawnbench-average)@" (min ? "min" : "median"), q(row("fork", "1g-touched"), row("fork", "minimal")), q(avg["fork|+  1G init"], avg["fork|small"])
     }' "$out/spawnlab-$r.txt" "$out/spawnbench-$r.txt"
 done; done > "$out/ratios.txt"
-echo
-echo "the issue's ratios, to the child's first instruction: spawnlab (@median: ratio of row medians;"
-echo "@min: of the rows' fastest spawns) against"
-echo "spawnbench (ratio of its minima; PATH ${3:-published}), each the median over $rounds rounds"
-echo "(range); agree: within 10%"
-awk '
-  { key = $2; if (!(key in n)) order[++keys] = key; n[key]++; a[key, n[key]] = $3; b[key, n[key]] = $4 }
-  function median(arr, key, m,   i, j, t, v) {
-    for (i = 1; i <= m; i++) v[i] = arr[key, i]
-    for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-    lo = v[1]; hi = v[m]
-    return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
-  }
-  END {
-    printf "%-42s %22s %22s %7s %s\n", "ratio", "spawnlab", "spawnbench", "agree", ""
-    for (k = 1; k <= keys; k++) {
-      key = order[k]
-      sa = median(a, key, n[key]); alo = lo; ahi = hi
-      sb = median(b, key, n[key]); blo = lo; bhi = hi
-      ag = sb > 0 ? sa / sb : 0
-      printf "%-42s %7.2f (%.2f-%.2f) %7.2f (%.2f-%.2f) %7.2f %s\n", key, sa, alo, ahi, sb, blo, bhi, ag,
-             (ag >= 0.9 && ag <= 1.1) ? "yes" : "no"
+{
+  echo
+  echo "the issue's ratios, to the child's first instruction: spawnlab (@median: ratio of row medians;"
+  echo "@min: of the rows' fastest spawns) against"
+  echo "spawnbench (ratio of its minima; PATH ${3:-published}), each the median over $rounds rounds"
+  echo "(range); agree: within 10%. Where spawnbench's own rounds spread by more than"
+  echo "20% (highest over lowest), the note says so: its figure moved more than the tolerance."
+  awk '
+    { key = $2; if (!(key in n)) order[++keys] = key; n[key]++; a[key, n[key]] = $3; b[key, n[key]] = $4 }
+    function median(arr, key, m,   i, j, t, v) {
+      for (i = 1; i <= m; i++) v[i] = arr[key, i]
+      for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+      lo = v[1]; hi = v[m]
+      return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
     }
-  }' "$out/ratios.txt"
+    END {
+      printf "%-42s %22s %22s %7s %-3s %s\n", "ratio", "spawnlab", "spawnbench", "", "agree", "note"
+      for (k = 1; k <= keys; k++) {
+        key = order[k]
+        sa = median(a, key, n[key]); alo = lo; ahi = hi
+        sb = median(b, key, n[key]); blo = lo; bhi = hi
+        ag = sb > 0 ? sa / sb : 0
+        note = (blo > 0 && bhi / blo > 1.2) ? sprintf("its rounds spread %.0f%%", (bhi / blo - 1) * 100) : ""
+        printf "%-42s %7.2f (%.2f-%.2f) %7.2f (%.2f-%.2f) %7.2f %-3s %s\n", key, sa, alo, ahi, sb, blo, bhi, ag,
+               (ag >= 0.9 && ag <= 1.1) ? "yes" : "no", note
+      }
+    }' "$out/ratios.txt"
+} > "$out/table.txt"
+echo
+cat "$out/table.txt"
+
+# Keep the run: where and when, the table, then both tools' own lines.
+context="$(python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["context"]; print(c.get("kernel.release", "unknown"), c.get("host.id", "unknown"), c.get("git.revision", "unknown"))' "$out/round-1.json")"
+read -r release host revision <<<"$context"
+keep="${4:-$here/results/$release/$host/spawnbench_side_by_side.txt}"
+mkdir -p "$(dirname "$keep")"
+tmp="$(mktemp "$(dirname "$keep")/.spawnbench_side_by_side.XXXXXX")"
+{
+  echo "spawnbench side by side (experiments/clone3/spawnbench_side_by_side.sh)"
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "kernel: $release; host id: $host; spawnlab revision: $revision"
+  echo "spawnbench: $(git -C "$sb" rev-parse HEAD 2>/dev/null || echo "not a git checkout"), PATH ${3:-published}; rounds: $rounds"
+  echo
+  cat "$out/table.txt"
+  for r in $(seq "$rounds"); do
+    echo
+    echo "== round $r: spawnlab (rows: median, fastest repetition, cv, repetitions; then each row's fastest single spawn)"
+    cat "$out/spawnlab-$r.txt"
+    echo "== round $r: spawnbench"
+    cat "$out/spawnbench-$r.txt"
+  done
+} > "$tmp"
+chmod 644 "$tmp"
+mv -f "$tmp" "$keep"
+echo
+echo "kept: $keep"
