@@ -889,8 +889,8 @@ benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
   return b->Unit(benchmark::kNanosecond);
 }
 
-std::map<std::string, benchmark::internal::Benchmark*> RegisterRound(const BenchOptions& options,
-                                                                     std::vector<RoundRow> rows) {
+std::vector<benchmark::internal::Benchmark*> RegisterRound(const BenchOptions& options,
+                                                           std::vector<RoundRow> rows) {
   if (!options.row_filter.empty()) {
     const RE2 filter(options.row_filter);
     rows.erase(std::remove_if(rows.begin(), rows.end(),
@@ -903,10 +903,12 @@ std::map<std::string, benchmark::internal::Benchmark*> RegisterRound(const Bench
     for (const RoundRow& r : rows) options.row_order->push_back(r.name);
   }
   ShuffleForRound(rows, options.round + options.shuffle_offset);
-  std::map<std::string, benchmark::internal::Benchmark*> registered;
+  std::vector<benchmark::internal::Benchmark*> registered;
   for (RoundRow& r : rows) {
-    registered[r.name] =
+    benchmark::internal::Benchmark* b =
         Configure(benchmark::RegisterBenchmark(r.name.c_str(), std::move(r.run)), options, r.clock);
+    if (r.configure) r.configure(b);
+    registered.push_back(b);
   }
   return registered;
 }

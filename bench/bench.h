@@ -85,22 +85,28 @@ benchmark::internal::Benchmark* Configure(benchmark::internal::Benchmark* b,
                                           const BenchOptions& options,
                                           Clock clock = Clock::kManual);
 
-// One row of a bench that runs in rounds: its name and what measures it.
+// One row of a bench that runs in rounds: its name, what measures it, and
+// any settings of its own (Unit, Iterations, MinTime), applied if the row is
+// registered: a process that measures only some rows (options.row_filter)
+// registers no other.
+//
+//   rows.push_back({"syscall/op:close/fs:tmpfs", BM_Close, Clock::kManual,
+//                   [](benchmark::internal::Benchmark* b) { b->Iterations(2000); }});
 struct RoundRow {
   std::string name;
   std::function<void(benchmark::State&)> run;
   Clock clock = Clock::kManual;
+  std::function<void(benchmark::internal::Benchmark*)> configure = nullptr;
 };
 
 // A round's registration (BenchDefaults::rounds), all of it: names `rows` in
 // their given order in *options.row_order (round 0 only), then registers each
-// once, through Configure, in this round's shuffled order (ShuffleForRound);
-// with options.row_filter, only the rows it matches (partially, as Google
-// Benchmark's --benchmark_filter does).
-// Returns the registered benchmarks by name, for settings of a row's own
-// (Unit, Iterations).
-std::map<std::string, benchmark::internal::Benchmark*> RegisterRound(const BenchOptions& options,
-                                                                     std::vector<RoundRow> rows);
+// once, through Configure and then its own `configure`, in this round's
+// shuffled order (ShuffleForRound); with options.row_filter, only the rows it
+// matches (partially, as Google Benchmark's --benchmark_filter does).
+// Returns the benchmarks it registered, for a setting of every row's.
+std::vector<benchmark::internal::Benchmark*> RegisterRound(const BenchOptions& options,
+                                                           std::vector<RoundRow> rows);
 
 // Marks the row skipped, with the reason.
 void SkipRow(benchmark::State& state, const absl::Status& why);

@@ -558,14 +558,47 @@ TEST(Bench, RegisterRoundNamesRowsInOrderAndRegistersEachOnce) {
   BenchOptions first;
   first.round = 0;
   first.row_order = &order;
-  std::map<std::string, benchmark::internal::Benchmark*> got = RegisterRound(first, rows());
+  std::vector<benchmark::internal::Benchmark*> got = RegisterRound(first, rows());
   EXPECT_EQ(order, (std::vector<std::string>{"t/op:a", "t/op:b", "t/op:c", "t/op:d"}));
   EXPECT_EQ(got.size(), 4u);
-  for (const auto& [name, b] : got) EXPECT_NE(b, nullptr) << name;
+  for (benchmark::internal::Benchmark* b : got) EXPECT_NE(b, nullptr);
   BenchOptions second;
   second.round = 1;  // no row_order: named once, in round 0
   EXPECT_EQ(RegisterRound(second, rows()).size(), 4u);
   EXPECT_EQ(order.size(), 4u);
+  benchmark::ClearRegisteredBenchmarks();
+}
+
+// A row's own settings reach it when it is registered, and a filter that
+// leaves it out leaves them unused (a later process of a stopping run
+// measures only some rows).
+TEST(Bench, RegisterRoundAppliesEachRegisteredRowsOwnSettings) {
+  std::vector<std::string> configured;
+  auto rows = [&configured] {
+    std::vector<RoundRow> r;
+    for (const char* name : {"t/op:a", "t/op:b", "t/op:c"}) {
+      r.push_back({name,
+                   [](benchmark::State& state) {
+                     for (auto _ : state) {
+                     }
+                   },
+                   Clock::kManual,
+                   [&configured, name](benchmark::internal::Benchmark* b) {
+                     ASSERT_NE(b, nullptr);
+                     configured.push_back(name);
+                   }});
+    }
+    return r;
+  };
+  BenchOptions all;
+  EXPECT_EQ(RegisterRound(all, rows()).size(), 3u);
+  std::sort(configured.begin(), configured.end());
+  EXPECT_EQ(configured, (std::vector<std::string>{"t/op:a", "t/op:b", "t/op:c"}));
+  configured.clear();
+  BenchOptions some;
+  some.row_filter = "^t/op:b$";
+  EXPECT_EQ(RegisterRound(some, rows()).size(), 1u);
+  EXPECT_EQ(configured, (std::vector<std::string>{"t/op:b"}));
   benchmark::ClearRegisteredBenchmarks();
 }
 

@@ -6,7 +6,9 @@
 // ValidateBenchJson, and checks that for each REGEX some row's name (without
 // Google Benchmark's own segments) matches it in full, and that one such row
 // was measured, not skipped; with "if probe.KEY", measured where the run's
-// context says that probe passed, and skipped where it failed.
+// context says that probe passed, and skipped where it failed. Then runs it
+// again measuring one row only (--spawnlab_rows, as a later process of a run
+// that stops by itself does), which must measure that row and no other.
 
 #include <map>
 #include <string>
@@ -63,11 +65,19 @@ std::string bench;
 std::vector<std::string> expected;
 int timeout_s = 120;
 
+// The bench's --quick run, made once for every test here.
+const absl::StatusOr<nlohmann::json>& QuickRun() {
+  static const absl::StatusOr<nlohmann::json>* run = [] {
+    absl::StatusOr<std::string> path = spawnlab::Runfile(bench);
+    if (!path.ok()) return new absl::StatusOr<nlohmann::json>(path.status());
+    return new absl::StatusOr<nlohmann::json>(
+        spawnlab::testing::RunBench(*path, {"--quick"}, absl::Seconds(timeout_s)));
+  }();
+  return *run;
+}
+
 TEST(BenchSmoke, QuickRunWritesValidJson) {
-  absl::StatusOr<std::string> path = spawnlab::Runfile(bench);
-  ASSERT_THAT(path, IsOk()) << path.status();
-  absl::StatusOr<nlohmann::json> json =
-      spawnlab::testing::RunBench(*path, {"--quick"}, absl::Seconds(timeout_s));
+  const absl::StatusOr<nlohmann::json>& json = QuickRun();
   ASSERT_THAT(json, IsOk()) << json.status();
   absl::Status valid = spawnlab::testing::ValidateBenchJson(*json);
   EXPECT_THAT(valid, IsOk()) << valid;
@@ -111,6 +121,40 @@ TEST(BenchSmoke, QuickRunWritesValidJson) {
       EXPECT_FALSE(measured) << pattern << " measured although " << probe << " failed";
     }
   }
+}
+
+// A later process of a run that stops by itself measures only the key
+// ratios' rows (--spawnlab_rows): a bench must register and run a subset of
+// its rows, whatever it does to the ones it registered.
+TEST(BenchSmoke, ARunOfOneRowMeasuresThatRowOnly) {
+  const absl::StatusOr<nlohmann::json>& all = QuickRun();
+  ASSERT_THAT(all, IsOk()) << all.status();
+  // The canary where it was measured (a run of any rows measures it), else
+  // the first row measured.
+  std::string row = (*all)["context"].value(spawnlab::keys::kCanaryRow, "");
+  const std::map<std::string, std::vector<double>> measured =
+      spawnlab::RepetitionTimes(spawnlab::ResultsOf(*all));
+  auto it = measured.find(row);
+  if (it == measured.end() || it->second.empty()) {
+    row.clear();
+    for (const auto& [name, times] : measured) {
+      if (!times.empty()) {
+        row = name;
+        break;
+      }
+    }
+  }
+  ASSERT_FALSE(row.empty()) << "the quick run measured no row";
+  absl::StatusOr<std::string> path = spawnlab::Runfile(bench);
+  ASSERT_THAT(path, IsOk()) << path.status();
+  absl::StatusOr<nlohmann::json> one = spawnlab::testing::RunBench(
+      *path, {"--quick", "--spawnlab_rows=^" + RE2::QuoteMeta(row) + "$"},
+      absl::Seconds(timeout_s));
+  ASSERT_THAT(one, IsOk()) << one.status();
+  const std::map<std::string, std::vector<double>> got =
+      spawnlab::RepetitionTimes(spawnlab::ResultsOf(*one));
+  ASSERT_EQ(got.size(), 1u) << "rows measured with --spawnlab_rows=" << row;
+  EXPECT_EQ(got.begin()->first, row);
 }
 
 }  // namespace

@@ -242,7 +242,8 @@ void Register(const BenchOptions& options) {
     }
   }
   // One measurement per repetition: its group's, this round.
-  for (const auto& [name, b] : RegisterRound(options, std::move(rows))) b->Iterations(1);
+  for (benchmark::internal::Benchmark* b : RegisterRound(options, std::move(rows)))
+    b->Iterations(1);
 }
 
 // The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).

@@ -182,18 +182,20 @@ void Register(const BenchOptions& options) {
   if (options.round == 0) {  // Register runs once per round; the context is the run's
     benchmark::AddCustomContext(keys::kChildEnvironment, kChildEnvironment);
   }
-  // The harness rows first in every round, then the spawn rows, shuffled.
-  if (options.row_order != nullptr) {
-    options.row_order->push_back("harness/op:empty");
-    options.row_order->push_back("harness/op:spawner-roundtrip");
-  }
-  Configure(benchmark::RegisterBenchmark("harness/op:empty", BM_HarnessEmpty), options)
-      ->Unit(benchmark::kNanosecond);
-  Configure(benchmark::RegisterBenchmark("harness/op:spawner-roundtrip", BM_SpawnerRoundtrip),
-            options);
   std::vector<std::string> paths;
   for (const ChildKind& c : kChildren) paths.push_back(RunfileOrExit(c.runfile));
-  std::vector<RoundRow> rows;
+  // The harness rows, then the spawn rows (each round measures them shuffled).
+  std::vector<RoundRow> rows = {
+      {"harness/op:empty", BM_HarnessEmpty, Clock::kManual,
+       [](benchmark::internal::Benchmark* b) { b->Unit(benchmark::kNanosecond); }},
+      {"harness/op:spawner-roundtrip", BM_SpawnerRoundtrip},
+  };
+  // The cross-check sets the fastest of 440 spawns per op beside the bench's
+  // fastest, and at the run's minimum time a 1 GiB fork (tens of ms) gets one
+  // spawn a repetition: 9 in all, whose fastest is no minimum. The copying
+  // methods of the cross-checked parent and child run longer.
+  auto cross_checked_min_time = [min_time = options.min_time * kCrossCheckedMinTimeFactor](
+                                    benchmark::internal::Benchmark* b) { b->MinTime(min_time); };
   for (const ParentKind& parent : Parents()) {
     for (SpawnMethod method : AllSpawnMethods()) {
       for (size_t c = 0; c < std::size(kChildren); ++c) {
@@ -204,24 +206,17 @@ void Register(const BenchOptions& options) {
                [method, path = paths[c], parent = &parent, until_start](benchmark::State& state) {
                  BM_Spawn(state, method, path, parent, until_start);
                }});
+          const absl::string_view m = SpawnMethodName(method);
+          if ((m == "fork" || m == "clone3-cow") &&
+              kChildren[c].name == absl::string_view("minimal") &&
+              parent.name == absl::string_view("1g-touched")) {
+            rows.back().configure = cross_checked_min_time;
+          }
         }
       }
     }
   }
-  std::map<std::string, benchmark::internal::Benchmark*> registered =
-      RegisterRound(options, std::move(rows));
-  // The cross-check sets the fastest of 440 spawns per op beside the bench's
-  // fastest, and at the run's minimum time a 1 GiB fork (tens of ms) gets one
-  // spawn a repetition: 9 in all, whose fastest is no minimum. The copying
-  // methods of the cross-checked parent and child run longer.
-  for (const char* method : {"fork", "clone3-cow"}) {
-    for (const char* until : {"start", "exit"}) {
-      auto row = registered.find(absl::StrCat("spawn/method:", method,
-                                              "/child:minimal/parent:1g-touched/until:", until));
-      // Not registered in a run of the answer's rows only (until:exit).
-      if (row != registered.end()) row->second->MinTime(options.min_time * kCrossCheckedMinTimeFactor);
-    }
-  }
+  RegisterRound(options, std::move(rows));
 }
 
 // The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).
@@ -239,13 +234,14 @@ BenchDefaults Declare() {
   // The answer (report.json's "headline", compiled in): each primitive's cost
   // by the parent's size, to the child's first instruction (spawnbench's
   // interval), then the ratios a user asks for.
-  // By default only the rows of that answer, and the canary; every child,
+  // By default only the rows of that answer, the canary and the harness's own
+  // two; every child,
   // interval and parent with --full (the suite). Google Benchmark appends
   // "/manual_time" to the names it matches, hence no "$".
   defaults.default_rows =
       "^spawn/method:[a-z0-9_-]+/child:minimal/"
       "parent:(minimal|cxx|1g-touched|1g-touched-unplaced|4g-touched)/"
-      "until:start|^spawn/method:vfork/child:minimal/parent:minimal/until:exit";
+      "until:start|^spawn/method:vfork/child:minimal/parent:minimal/until:exit|^harness/";
   defaults.max_seconds = 70;
   return defaults;
 }

@@ -72,7 +72,6 @@ void BM_Build(benchmark::State& state, std::string builder, std::string program,
 
 void Register(const BenchOptions& options) {
   std::vector<RoundRow> rows;
-  std::vector<std::string> instruction_rows;  // 1 "ns" = 1 instruction
   const std::string minimal = RunfileOrExit("lib/children/minimal_child");
   for (const char* inl : {"forbidden", "default", "forced"}) {
     const std::string spawner = RunfileOrExit(absl::StrCat("experiments/inline/spawner_", inl));
@@ -85,7 +84,11 @@ void Register(const BenchOptions& options) {
                         [spawner, method, minimal, instructions](benchmark::State& state) {
                           BM_Spawner(state, spawner, method, minimal, instructions);
                         }});
-        if (instructions) instruction_rows.push_back(rows.back().name);
+        // 1 "ns" is 1 instruction.
+        if (instructions)
+          rows.back().configure = [](benchmark::internal::Benchmark* b) {
+            b->Unit(benchmark::kNanosecond);
+          };
       }
     }
   }
@@ -99,22 +102,19 @@ void Register(const BenchOptions& options) {
            }});
     }
   }
-  std::vector<std::string> build_rows;
   for (const char* inl : {"forbidden", "default", "forced"}) {
     const std::string builder =
         RunfileOrExit(absl::StrCat("experiments/inline/command_build_", inl));
     const int n = options.quick ? 20000 : 200000;
     rows.push_back(
         {absl::StrCat("build/inline:", inl, "/op:command"),
-         [builder, minimal, n](benchmark::State& state) { BM_Build(state, builder, minimal, n); }});
-    build_rows.push_back(rows.back().name);
+         [builder, minimal, n](benchmark::State& state) { BM_Build(state, builder, minimal, n); },
+         Clock::kManual,
+         [](benchmark::internal::Benchmark* b) {
+           b->Unit(benchmark::kNanosecond)->Iterations(1);
+         }});
   }
-  std::map<std::string, benchmark::internal::Benchmark*> registered =
-      RegisterRound(options, std::move(rows));
-  for (const std::string& name : instruction_rows) registered[name]->Unit(benchmark::kNanosecond);
-  for (const std::string& name : build_rows) {
-    registered[name]->Unit(benchmark::kNanosecond)->Iterations(1);
-  }
+  RegisterRound(options, std::move(rows));
 }
 
 // The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).

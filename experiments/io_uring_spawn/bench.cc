@@ -141,11 +141,15 @@ void Register(const BenchOptions& options) {
   // 256 children's worth (16 with --quick).
   auto batches = [&](int n) { return std::max(1, (options.quick ? 16 : 256) / n); };
   std::vector<RoundRow> rows;
-  std::map<std::string, int> children;  // each row's children per batch
+  // n: the row's children per batch (0: it spawns none).
   auto add = [&](std::string name, int n, auto fn, auto... args) {
-    if (n > 0) children[name] = n;
-    rows.push_back(
-        {std::move(name), [fn, args...](benchmark::State& state) { fn(state, args...); }});
+    RoundRow row{std::move(name), [fn, args...](benchmark::State& state) { fn(state, args...); }};
+    if (n > 0) {
+      row.configure = [iterations = batches(n)](benchmark::internal::Benchmark* b) {
+        b->Iterations(iterations);
+      };
+    }
+    rows.push_back(std::move(row));
   };
   for (ReapStrategy s : AllReapStrategies()) {
     for (int n : {1, 16, 128}) {
@@ -157,9 +161,7 @@ void Register(const BenchOptions& options) {
   add("spawn/method:vfork/children:16", 16, BM_Reap, ReapStrategy::kWaitpid, SpawnMethod::kVfork,
       16);
   add("spawn/method:io_uring/children:16", 0, BM_IoUringSpawn);
-  for (auto& [name, b] : RegisterRound(options, std::move(rows))) {
-    if (auto it = children.find(name); it != children.end()) b->Iterations(batches(it->second));
-  }
+  RegisterRound(options, std::move(rows));
 }
 
 // The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).

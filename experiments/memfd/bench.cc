@@ -205,7 +205,8 @@ void Register(const BenchOptions& options) {
       m->Report(state, part);
     };
   }
-  for (const auto& [name, b] : RegisterRound(options, std::move(rows))) b->Iterations(1);
+  for (benchmark::internal::Benchmark* b : RegisterRound(options, std::move(rows)))
+    b->Iterations(1);
 }
 
 // The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).

@@ -257,7 +257,8 @@ void Register(const BenchOptions& options) {
         {absl::StrCat("build/lang:go/inline:", b.inline_mode, "/op:", b.op),
          [bin, mode, builds](benchmark::State& state) { BM_GoBuild(state, bin, mode, builds); }});
   }
-  for (const auto& [name, b] : RegisterRound(options, std::move(rows))) b->Iterations(1);
+  for (benchmark::internal::Benchmark* b : RegisterRound(options, std::move(rows)))
+    b->Iterations(1);
 }
 
 // The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).

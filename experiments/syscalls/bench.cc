@@ -284,7 +284,6 @@ void Register(const BenchOptions& options) {
     }
   }
   std::vector<RoundRow> rows;
-  std::vector<std::string> closes;  // timed per close, a fixed count of them
   auto add = [&rows](const std::string& name, auto fn, auto... args) {
     rows.push_back({name, [fn, args...](benchmark::State& state) { fn(state, args...); },
                     Clock::kLibrary});
@@ -297,9 +296,11 @@ void Register(const BenchOptions& options) {
     add("syscall/op:open-close" + f, BM_OpenClose, fs);
     // Only the closes are timed, so a minimum time would take tens of thousands
     // of iterations, each opening 64 descriptors untimed: a fixed count instead.
-    rows.push_back({"syscall/op:close" + f,
-                    [fs](benchmark::State& state) { BM_Close(state, fs); }, Clock::kManual});
-    closes.push_back("syscall/op:close" + f);
+    rows.push_back({"syscall/op:close" + f, [fs](benchmark::State& state) { BM_Close(state, fs); },
+                    Clock::kManual,
+                    [quick = options.quick](benchmark::internal::Benchmark* b) {
+                      b->Iterations(quick ? 20 : 2000)->Unit(benchmark::kNanosecond);
+                    }});
     add("syscall/op:read-1k" + f, BM_Read1k, fs);
     add("syscall/op:write-1k" + f, BM_Write1k, fs);
     add("syscall/op:mkdir-rmdir" + f, BM_MkdirRmdir, fs);
@@ -311,11 +312,7 @@ void Register(const BenchOptions& options) {
   add("syscall/op:argv", BM_Argv);
   add("syscall/op:pipe2-close", BM_Pipe2Close);
   add("syscall/op:pipe-roundtrip", BM_PipeRoundTrip);
-  std::map<std::string, benchmark::internal::Benchmark*> registered =
-      RegisterRound(options, std::move(rows));
-  for (const std::string& name : closes) {
-    registered.at(name)->Iterations(options.quick ? 20 : 2000)->Unit(benchmark::kNanosecond);
-  }
+  RegisterRound(options, std::move(rows));
 }
 
 // The bench's declaration: its rounds, canary and key ratios (bench.h: BenchDefaults).
