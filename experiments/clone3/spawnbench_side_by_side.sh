@@ -137,6 +137,12 @@ cat "$out/table.txt"
 # Keep the run: where and when, the table, then both tools' own lines.
 context="$(python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["context"]; print(c.get("kernel.release", "unknown"), c.get("host.id", "unknown"), c.get("git.revision", "unknown"))' "$out/round-1.json")"
 read -r release host revision <<<"$context"
+# The bench reads its revision where `bazel run` says the workspace is; run
+# from here, it is this checkout's.
+if [[ "$revision" == unknown ]]; then
+  revision="$(git -C "$here" rev-parse HEAD 2>/dev/null || echo unknown)"
+  [[ -z "$(git -C "$here" status --porcelain --untracked-files=no 2>/dev/null)" ]] || revision+=" (dirty)"
+fi
 keep="${4:-$here/results/$release/$host/spawnbench_side_by_side.txt}"
 mkdir -p "$(dirname "$keep")"
 tmp="$(mktemp "$(dirname "$keep")/.spawnbench_side_by_side.XXXXXX")"
