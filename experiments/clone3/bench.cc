@@ -234,14 +234,13 @@ BenchDefaults Declare() {
   // The answer (report.json's "headline", compiled in): each primitive's cost
   // by the parent's size, to the child's first instruction (spawnbench's
   // interval), then the ratios a user asks for.
-  // By default only the rows of that answer, the canary and the harness's own
-  // two; every child,
+  // By default only the rows of that answer, and the canary; every child,
   // interval and parent with --full (the suite). Google Benchmark appends
   // "/manual_time" to the names it matches, hence no "$".
   defaults.default_rows =
       "^spawn/method:[a-z0-9_-]+/child:minimal/"
       "parent:(minimal|cxx|1g-touched|1g-touched-unplaced|4g-touched)/"
-      "until:start|^spawn/method:vfork/child:minimal/parent:minimal/until:exit|^harness/";
+      "until:start|^spawn/method:vfork/child:minimal/parent:minimal/until:exit";
   defaults.max_seconds = 70;
   return defaults;
 }
