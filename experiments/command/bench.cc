@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <functional>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,7 +22,9 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "bench/together.h"
 #include "experiments/command/syscall_audit.h"
+#include "lib/clock.h"
 #include "lib/command.h"
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
@@ -37,11 +42,15 @@ std::string c_child_path;
 // the first process's first round: api -> calls per spawn.
 std::map<std::string, SyscallCounts>* audits = new std::map<std::string, SyscallCounts>;
 
+// The APIs whose `command/api:API/child:minimal/op:run` rows are measured
+// together, in part order.
+constexpr const char* kTogether[] = {"command", "spawn", "posix_spawn", "vfork", "clone"};
+
 // Traces each API that has a `command/api:API/child:minimal/op:run` row and
 // says what it found; where strace cannot run, the context says why.
 void AuditSyscalls() {
   const std::string loop = RunfileOrExit("experiments/command/spawn_loop");
-  for (const char* api : {"command", "spawn", "posix_spawn", "vfork", "clone"}) {
+  for (const char* api : kTogether) {
     absl::StatusOr<SyscallCounts> per_spawn = SyscallsPerSpawn(loop, api, child_path, 100);
     if (!per_spawn.ok()) {
       benchmark::AddCustomContext("command.syscall_audit",
@@ -72,16 +81,24 @@ void AddAuditCounters(benchmark::State& state, const std::string& api) {
   state.counters["syscalls_per_spawn"] = total;
 }
 
-// Times `op` (which returns a Status) per iteration; fails the row on error.
+// The nanoseconds `op` (which returns a Status) took, or its error.
+template <typename Op>
+absl::StatusOr<int64_t> Timed(Op op) {
+  const int64_t t0 = MonotonicNanos();
+  absl::Status s = op();
+  const int64_t t1 = MonotonicNanos();
+  if (!s.ok()) return s;
+  return t1 - t0;
+}
+
+// Times `op` per iteration, after one untimed; fails the row on error.
 template <typename Op>
 void TimeEach(benchmark::State& state, Op op) {
   if (absl::Status s = op(); !s.ok()) return FailRow(state, s);  // warm-up
   for (auto _ : state) {
-    const int64_t t0 = MonotonicNanos();
-    absl::Status s = op();
-    const int64_t t1 = MonotonicNanos();
-    if (!s.ok()) return FailRow(state, s);
-    state.SetIterationTime(static_cast<double>(t1 - t0) * 1e-9);
+    absl::StatusOr<int64_t> ns = Timed(op);
+    if (!ns.ok()) return FailRow(state, ns.status());
+    state.SetIterationTime(static_cast<double>(*ns) * 1e-9);
   }
 }
 
@@ -97,34 +114,43 @@ absl::Status Succeeded(const absl::StatusOr<CommandResult>& result) {
   return absl::OkStatus();
 }
 
-void BM_CommandRun(benchmark::State& state, bool capture, bool audited) {
+void BM_CommandCapture(benchmark::State& state) {
   Command cmd(child_path);
-  if (capture) cmd.Stdout(Stdio::Pipe());
+  cmd.Stdout(Stdio::Pipe());
   TimeEach(state, [&] { return Succeeded(cmd.Run()); });
-  if (audited) AddAuditCounters(state, "command");
 }
 
-void BM_SpawnPath(benchmark::State& state, bool audited) {
-  ExecSpec spec(child_path, {child_path});
-  SpawnOptions options;  // what Command asks for a child with no pipes
-  options.restore_signals = true;
-  options.want_pidfd = false;
-  TimeEach(state, [&]() -> absl::Status {
-    absl::StatusOr<Child> c = Spawn(CommandSpawnMethod(), spec, options);
-    if (!c.ok()) return c.status();
-    return Succeeded(c->Wait());
-  });
-  if (audited) AddAuditCounters(state, "spawn");
-}
-
-void BM_RawRun(benchmark::State& state, SpawnMethod method, const std::string* path, bool audited) {
+void BM_RawRun(benchmark::State& state, SpawnMethod method, const std::string* path) {
   ExecSpec spec(*path, {*path});
   TimeEach(state, [&]() -> absl::Status {
     absl::StatusOr<Child> c = Spawn(method, spec);
     if (!c.ok()) return c.status();
     return Succeeded(c->Wait());
   });
-  if (audited) AddAuditCounters(state, std::string(SpawnMethodName(method)));
+}
+
+// One start and wait of the minimal child by `api` (as spawn_loop's --api
+// names them), timed: a part of the rows measured together.
+std::function<absl::StatusOr<int64_t>()> TimedRun(const std::string& api) {
+  if (api == "command") {
+    return [cmd = Command(child_path)] { return Timed([&] { return Succeeded(cmd.Run()); }); };
+  }
+  SpawnMethod method = api == "posix_spawn" ? SpawnMethod::kPosixSpawn
+                       : api == "clone"     ? SpawnMethod::kClone
+                       : api == "vfork"     ? SpawnMethod::kVfork
+                                            : CommandSpawnMethod();
+  SpawnOptions options;
+  if (api == "spawn") {  // what Command asks for a child with no pipes
+    options.restore_signals = true;
+    options.want_pidfd = false;
+  }
+  return [method, options, spec = ExecSpec(child_path, {child_path})] {
+    return Timed([&]() -> absl::Status {
+      absl::StatusOr<Child> c = Spawn(method, spec, options);
+      if (!c.ok()) return c.status();
+      return Succeeded(c->Wait());
+    });
+  };
 }
 
 // Start timed, wait untimed (or the other way round).
@@ -200,24 +226,36 @@ void Register(const BenchOptions& options) {
   auto add = [&rows](const std::string& name, auto fn, auto... args) {
     rows.push_back({name, [fn, args...](benchmark::State& state) { fn(state, args...); }});
   };
-  add("command/api:command" + c + "/op:run", BM_CommandRun, false, audited);
-  add("command/api:spawn" + c + "/op:run", BM_SpawnPath, audited);
-  add("command/api:posix_spawn" + c + "/op:run", BM_RawRun, SpawnMethod::kPosixSpawn, &child_path,
-      audited);
-  add("command/api:vfork" + c + "/op:run", BM_RawRun, SpawnMethod::kVfork, &child_path, audited);
-  add("command/api:clone" + c + "/op:run", BM_RawRun, SpawnMethod::kClone, &child_path, audited);
+  // The primitives' rows and Command's, measured together: their spawns
+  // alternate, shuffled each cycle (bench/together.h), so that a burst of
+  // the shared machine falls on all of them alike and their ratios, a few
+  // percent at most, are paired spawn by spawn.
+  auto together = std::make_shared<MeasuredTogether>([min_seconds = options.min_time] {
+    std::vector<std::function<absl::StatusOr<int64_t>()>> parts;
+    for (const char* api : kTogether) parts.push_back(TimedRun(api));
+    return Alternate(parts, min_seconds);
+  });
+  for (size_t i = 0; i < std::size(kTogether); ++i) {
+    const std::string api = kTogether[i];
+    rows.push_back({"command/api:" + api + c + "/op:run",
+                    [together, i, api, audited](benchmark::State& state) {
+                      together->Report(state, i);
+                      if (audited) AddAuditCounters(state, api);
+                    },
+                    Clock::kManual, [](benchmark::internal::Benchmark* b) { b->Iterations(1); }});
+  }
   add("command/api:system" + c + "/op:run", BM_System, &child_path);
   // The shell against exec for lmbench's kind of child, as its lat_proc
   // times them (the ledger's P-2).
   add("command/api:posix_spawn/child:dynamic-c/op:run", BM_RawRun, SpawnMethod::kPosixSpawn,
-      &c_child_path, false);
+      &c_child_path);
   add("command/api:system/child:dynamic-c/op:run", BM_System, &c_child_path);
   add("command/api:popen" + c + "/op:run", BM_Popen);
   add("command/api:command" + c + "/op:start", BM_StartOrWait, true, true);
   add("command/api:command" + c + "/op:wait", BM_StartOrWait, true, false);
   add("command/api:posix_spawn" + c + "/op:start", BM_StartOrWait, false, true);
   add("command/api:posix_spawn" + c + "/op:wait", BM_StartOrWait, false, false);
-  add("command/api:command" + c + "/op:run-capture", BM_CommandRun, true, false);
+  add("command/api:command" + c + "/op:run-capture", BM_CommandCapture);
   rows.push_back({"command/api:command/op:build", BM_Build, Clock::kLibrary});
   RegisterRound(options, std::move(rows));
 }
