@@ -194,6 +194,30 @@ TEST(SelfCheck, EveryDeclaredBaselineCounts) {
   EXPECT_THAT(r.table, HasSubstr("(over method:vfork, over p:a,"));
 }
 
+// A bench with an answer (spawnlab.key_rows) is judged on its answer's key
+// ratios alone: a ratio outside them may move, as a --full run's other rows,
+// measured by the fewest processes, do.
+TEST(SelfCheck, OnlyTheAnswersKeyRatiosAreJudgedWhereTheRunNamesThem) {
+  nlohmann::json a = TwoRows(1, 1), b = TwoRows(1, 1.3);
+  for (nlohmann::json* doc : {&a, &b}) {
+    (*doc)["context"][spawnlab::keys::kKeyRows] = "p:b";
+    const double base = (*doc)["benchmarks"][0]["real_time"].get<double>();
+    for (int k = 0; k < 9; ++k) {
+      (*doc)["benchmarks"].push_back(Rep("s/method:vfork/p:b", k, 2 * base));
+      (*doc)["benchmarks"].push_back(Rep("s/method:fork/p:b", k, 4 * base));
+    }
+  }
+  absl::StatusOr<ResultsFile> fa = ParseResults(a.dump(), "a.json");
+  ASSERT_THAT(fa, IsOk());
+  const std::vector<spawnlab::RatioBaseline> declared = DeclaredRatioBaselines(*fa);
+  ASSERT_EQ(declared.size(), 1u);
+  EXPECT_EQ(declared[0].rows, "p:b");
+  Reproducibility r = Check(a, b);
+  EXPECT_EQ(r.ratios, 1);  // fork over vfork at p:b; p:a's, 30% slower, is not judged
+  EXPECT_EQ(r.ratios_over_10pct, 0);
+  EXPECT_THAT(r.table, HasSubstr("key ratios of the answer's rows"));
+}
+
 // Twenty rows, identical in both runs but for the first, shifted in the new
 // run by `shift` (on samples 1.0 to 1.8: 0.35 gives p = 0.027, 5 gives p <
 // 0.001), and the second by `shift2`.

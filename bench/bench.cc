@@ -417,7 +417,11 @@ absl::Status PlanStopping(const BenchDefaults& defaults, int asked, Plan& plan) 
         "processes: give one or the other");
   }
   plan.target = target > 0 ? target : defaults.target;
-  plan.max_seconds = max_seconds > 0 ? max_seconds : defaults.max_seconds;
+  // A run of every row of a bench with an answer: its own cap (bench.h).
+  const bool every_row = !plan.headline_rows && !plan.filter && !defaults.default_rows.empty();
+  const double bench_cap =
+      every_row && defaults.full_max_seconds > 0 ? defaults.full_max_seconds : defaults.max_seconds;
+  plan.max_seconds = max_seconds > 0 ? max_seconds : bench_cap;
   if (asked > 0 || plan.processes <= 1) return absl::OkStatus();
   plan.adaptive = true;
   const int default_processes = std::max(1, defaults.processes);
@@ -601,6 +605,9 @@ void AddRunContext(const Plan& plan, const BenchDefaults& defaults) {
         absl::StrJoin(defaults.ratio_baselines, ",", [](std::string* out, const RatioBaseline& by) {
           absl::StrAppend(out, by.dimension, ":", by.value);
         }));
+    if (!defaults.ratio_baselines[0].rows.empty()) {
+      benchmark::AddCustomContext(keys::kKeyRows, defaults.ratio_baselines[0].rows);
+    }
   }
 }
 
@@ -975,6 +982,12 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   }
   plan->argc = argc;
   plan->argv = argv;
+  // The key ratios are the answer's rows' (default_rows) in every run that
+  // measures them: in a --full run the other rows are in no key ratio and get
+  // the fewest processes only. A run the user filtered has its own rows'.
+  if (!plan->filter && !defaults.default_rows.empty()) {
+    for (RatioBaseline& by : defaults.ratio_baselines) by.rows = defaults.default_rows;
+  }
   if (plan->worker > 0) {
     // Nothing outlives the run: a parent that dies takes this process along.
     prctl(PR_SET_PDEATHSIG, SIGTERM);

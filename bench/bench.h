@@ -176,6 +176,11 @@ struct BenchDefaults {
   // plan of N.
   double target = 0.01;
   double max_seconds = 60;
+  // The cap of a run of every row (--full) of a bench with an answer
+  // (default_rows): enough for the fewest processes of every row and then
+  // the answer's key ratios, which are the key ratios of such a run too.
+  // 0: max_seconds.
+  double full_max_seconds = 0;
 };
 
 // Runs a bench; see the top of this file. `register_benchmarks` is called after

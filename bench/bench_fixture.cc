@@ -51,6 +51,7 @@ void Register(const spawnlab::BenchOptions& options) {
   if (absl::GetFlag(FLAGS_key_ratio)) {
     rows.push_back({"fixture/op:twice", BM_Clock});
     rows.push_back({"fixture/lone:yes", BM_Clock});
+    rows.push_back({"fixture/op:aside", BM_Clock});  // over op:clock, but not in the answer
   }
   spawnlab::RegisterRound(options, std::move(rows));
 }
@@ -63,7 +64,9 @@ spawnlab::BenchDefaults Declare() {
   defaults.canary_row = "fixture/op:clock";
   // Without --key_ratio nothing pairs with op:clock (op:missing is skipped).
   defaults.ratio_baselines = {{"op", "clock"}};
-  defaults.default_rows = "^fixture/op:clock";  // the default run leaves out the skipped row
+  // The answer's rows: the default run leaves out the skipped row, and the key
+  // ratios are these rows' (op:twice over op:clock, with --key_ratio).
+  defaults.default_rows = "^fixture/op:(clock|twice)";
   defaults.check_flags = [] {
     return absl::GetFlag(FLAGS_setting) == "bad"
                ? absl::InvalidArgumentError("--setting=bad: expected good")

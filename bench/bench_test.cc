@@ -443,8 +443,9 @@ TEST(Bench, ADefaultRunStopsByTheRuleAndMeasuresTheAnswersRows) {
 }
 
 // A run that stops by itself gives a row in no key ratio the fewest
-// processes; the key ratios' rows (and the canary) go on. A target no run
-// reaches makes it run to the most processes.
+// processes; the key ratios' rows (and the canary) go on. The key ratios are
+// the answer's rows' (default_rows): op:aside has a baseline, but is not one
+// of them. A target no run reaches makes it run to the most processes.
 TEST(Bench, ARowInNoKeyRatioHasTheFewestProcessesOnly) {
   const std::string out = absl::StrCat(TmpDir(), "/budget/fixture.json");
   absl::StatusOr<Child> c =
@@ -465,9 +466,11 @@ TEST(Bench, ARowInNoKeyRatioHasTheFewestProcessesOnly) {
   const int all = std::stoi(context[keys::kProcesses].get<std::string>());
   EXPECT_GT(all, 3);
   EXPECT_EQ(processes["fixture/lone:yes/manual_time"], (std::set<int>{1, 2, 3})) << context;
+  EXPECT_EQ(processes["fixture/op:aside/manual_time"], (std::set<int>{1, 2, 3})) << context;
   EXPECT_EQ(processes["fixture/op:twice/manual_time"].size(), static_cast<size_t>(all));
   EXPECT_EQ(processes["fixture/op:clock/manual_time"].size(), static_cast<size_t>(all));
-  EXPECT_EQ(context[keys::kStoppingFixedBudgetRows], "1");
+  EXPECT_EQ(context[keys::kStoppingFixedBudgetRows], "2");
+  EXPECT_EQ(context[keys::kKeyRows], "^fixture/op:(clock|twice)");
   EXPECT_TRUE(absl::StrContains(context[keys::kStoppingRule].get<std::string>(),
                                 "rows in no key ratio: the first 3 processes only"))
       << context[keys::kStoppingRule];

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -12,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "re2/re2.h"
 #include "results_model/bench_name.h"
 #include "results_model/context_keys.h"
 #include "results_model/results_file.h"
@@ -80,6 +82,10 @@ std::pair<double, double> MedianInterval(std::vector<double> v) {
 std::vector<PairedRatio> PairedRatios(const ResultsFile& f, const RatioBaseline& by) {
   std::vector<PairedRatio> out;
   const std::map<std::string, std::vector<double>> times = RepetitionTimes(f);
+  // A pattern that does not compile limits nothing: every ratio is shown.
+  std::optional<RE2> rows;
+  if (!by.rows.empty()) rows.emplace(by.rows, RE2::Quiet);
+  if (rows.has_value() && !rows->ok()) rows.reset();
   for (const auto& [name, reps] : times) {
     absl::StatusOr<BenchName> parsed = ParseBenchName(name);
     if (!parsed.ok()) continue;
@@ -92,6 +98,9 @@ std::vector<PairedRatio> PairedRatios(const ResultsFile& f, const RatioBaseline&
       if (segment == from) segment = by.dimension + ":" + by.value;
     }
     const std::string base = absl::StrJoin(segments, "/");
+    if (rows.has_value() && !(RE2::PartialMatch(name, *rows) && RE2::PartialMatch(base, *rows))) {
+      continue;
+    }
     auto b = times.find(base);
     if (b == times.end()) continue;
     const std::vector<double> ratios = RoundRatios(reps, b->second);

@@ -36,10 +36,14 @@ RowCounts CountRows(const nlohmann::json& doc);
 std::map<std::string, std::vector<double>> RepetitionTimes(const ResultsFile& f);
 
 // A baseline for key ratios: each row over the row that differs from it only
-// in `dimension`, which the baseline has at `value` (e.g. method / vfork).
+// in `dimension`, which the baseline has at `value` (e.g. method / vfork);
+// only the ratios whose row and baseline `rows` matches, where it is set (an
+// RE2 pattern, matched partially as Google Benchmark's --benchmark_filter is:
+// a bench's answer's rows, BenchDefaults::default_rows).
 struct RatioBaseline {
   std::string dimension;
   std::string value;
+  std::string rows = "";
 };
 
 // A key ratio paired by round. A bench that runs in rounds ran repetition k

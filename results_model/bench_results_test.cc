@@ -65,6 +65,26 @@ TEST(BenchResults, RatiosArePairedWithinARoundAgainstTheRightBaseline) {
   EXPECT_NEAR(by["s/method:clone3/p:a"].median, 1.1, 1e-12);
 }
 
+// A bench's answer's rows (RatioBaseline::rows) limit its key ratios: a row
+// outside them has none, even where its baseline row is in them; a pattern
+// that does not compile limits nothing.
+TEST(BenchResults, KeyRatiosAreTheAnswersRowsWhereTheyAreNamed) {
+  nlohmann::json doc = Doc({
+      Rep("s/method:vfork/p:a", 0, 10),
+      Rep("s/method:fork/p:a", 0, 30),
+      Rep("s/method:vfork/p:b", 0, 10),
+      Rep("s/method:fork/p:b", 0, 20),
+      Rep("s/method:clone/p:a", 0, 11),
+  });
+  std::vector<PairedRatio> r = PairedRatios(doc, {"method", "vfork", "^s/method:[a-z]+/p:a"});
+  std::set<std::string> rows;
+  for (const PairedRatio& p : r) rows.insert(p.row);
+  EXPECT_EQ(rows, (std::set<std::string>{"s/method:fork/p:a", "s/method:clone/p:a"}));
+  // The row matches, its baseline does not: no ratio.
+  EXPECT_TRUE(PairedRatios(doc, {"method", "vfork", "method:fork"}).empty());
+  EXPECT_EQ(PairedRatios(doc, {"method", "vfork", "(unclosed"}).size(), 3u);
+}
+
 TEST(BenchResults, MedianIntervalUsesOrderStatistics) {
   // n = 9: the 2nd and 8th values (coverage 96.1%).
   auto [lo, hi] = MedianInterval({9, 1, 2, 3, 4, 5, 6, 7, 8});

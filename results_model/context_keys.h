@@ -45,6 +45,9 @@ inline constexpr char kStoppingFixedBudgetRows[] = "spawnlab.stopping.fixed_budg
 
 // What the analysis reads back: the key ratios' baselines and the canary.
 inline constexpr char kRatioBaseline[] = "spawnlab.ratio_baseline";  // "dim:value,..."
+// Where set, the key ratios are only those whose rows this RE2 pattern
+// matches (partially): the bench's answer's rows (RatioBaseline::rows).
+inline constexpr char kKeyRows[] = "spawnlab.key_rows";
 inline constexpr char kCanaryRow[] = "spawnlab.canary.row";
 // The bench's headline declaration (headline.h: HeadlineToJson), where it has one.
 inline constexpr char kHeadline[] = "spawnlab.headline";

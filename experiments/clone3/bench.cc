@@ -242,6 +242,9 @@ BenchDefaults Declare() {
       "parent:(minimal|cxx|1g-touched|1g-touched-unplaced|4g-touched)/"
       "until:start|^spawn/method:vfork/child:minimal/parent:minimal/until:exit";
   defaults.max_seconds = 70;
+  // --full: every row's fewest processes (each starts every parent), then
+  // the answer's rows until their key ratios reach the target.
+  defaults.full_max_seconds = 180;
   return defaults;
 }
 
