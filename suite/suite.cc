@@ -45,6 +45,7 @@
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
 #include "nlohmann/json.hpp"
+#include "results_model/context_keys.h"
 
 ABSL_FLAG(bool, quick, false, "Run every bench with --quick: a smoke of the whole suite.");
 ABSL_FLAG(std::string, only, "",
@@ -68,8 +69,8 @@ ABSL_FLAG(int, minutes, 15,
           "The whole run's time budget. Before each bench, what is left of it is shared among "
           "the benches still to run in proportion to their estimates, and a bench's share is "
           "its time cap (its --max_seconds: it starts no process that would end later, and "
-          "still makes at least 3). 0: no budget, each bench its own cap. Not used with --quick "
-          "or --processes.");
+          "still makes at least 3). With --self_check, each run's budget: the pair takes twice "
+          "as long. 0: no budget, each bench its own cap. Not used with --quick or --processes.");
 ABSL_FLAG(int, rounds, 0,
           "With --processes: this many rounds in all for each bench (its "
           "--benchmark_repetitions), shared among the processes. 0: each bench's own.");
@@ -156,18 +157,27 @@ std::vector<std::string> UnindexedFolders(const std::string& workspace) {
   return missing;
 }
 
-// The last full run's duration on this kernel and host, from its results.
+// The last full run's duration on this kernel and host, from its results;
+// half as much again where a time cap ended that run: it needed more than
+// it had, and the next run's share grows until one ends by itself.
 int EstimateSeconds(const Experiment& e, const std::string& workspace, bool quick) {
   if (quick) return e.quick_seconds;
   std::ifstream in(FullResultsPath(workspace, e.name));
   nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  double seconds;
-  if (!doc.is_discarded() && doc.is_object() && doc.contains("context") &&
-      doc["context"].contains("run.seconds") && doc["context"]["run.seconds"].is_string() &&
-      absl::SimpleAtod(doc["context"]["run.seconds"].get<std::string>(), &seconds)) {
-    return static_cast<int>(seconds) + 3;  // and the bench's own start-up
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("context") ||
+      !doc["context"].is_object()) {
+    return e.default_seconds;
   }
-  return e.default_seconds;
+  const nlohmann::json& context = doc["context"];
+  auto text = [&context](const char* key) {
+    auto it = context.find(key);
+    return it != context.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  double seconds;
+  if (!absl::SimpleAtod(text("run.seconds"), &seconds)) return e.default_seconds;
+  const int last = static_cast<int>(seconds) + 3;  // and the bench's own start-up
+  const bool capped = absl::StartsWith(text(keys::kStoppedBy), "the time cap");
+  return capped ? last + last / 2 : last;
 }
 
 std::string Minutes(int64_t seconds) {
@@ -338,7 +348,8 @@ absl::StatusOr<SuitePlan> MakeSuitePlan() {
     return absl::InvalidArgumentError(
         absl::StrCat("--minutes=", minutes, ": expected 0 (no budget) to ", 24 * 60));
   }
-  plan.budget_s = plan.quick || plan.processes > 0 ? 0 : minutes * 60;
+  // A self-check judges what the suite makes: each of its runs has the budget.
+  plan.budget_s = plan.quick || plan.processes > 0 ? 0 : minutes * 60 * (plan.self_check ? 2 : 1);
   plan.against = absl::GetFlag(FLAGS_against);
   if (!plan.against.empty() &&
       (plan.quick || !absl::GetFlag(FLAGS_report) || (plan.self_check && !plan.keep_self_check) ||
@@ -373,13 +384,15 @@ void PrintPlan(const SuitePlan& plan) {
                                             "its time cap)"
                                           : ""))
             << ":\n";
+  int64_t elapsed = 0;  // had every bench before this one run to its cap
   for (size_t i = 0; i < plan.benches.size(); ++i) {
-    std::cout << absl::StrFormat("  %-16s ~%s", plan.benches[i].name, Minutes(plan.estimate[i]));
-    if (plan.budget_s > 0) {
-      const int64_t share = std::max<int64_t>(
-          kLeastCapSeconds,
-          int64_t{plan.budget_s - kReportSeconds} * plan.estimate[i] / plan.total_estimate);
-      std::cout << " last time, ~" << Minutes(share) << " now";
+    const int runs = plan.self_check ? 2 : 1;  // the estimate is the pair's
+    std::cout << absl::StrFormat("  %-16s ~%s", plan.benches[i].name,
+                                 Minutes(plan.estimate[i] / runs));
+    if (const int cap_s = BenchCap(plan, i, elapsed); cap_s > 0) {
+      std::cout << " last time, at most " << Minutes(cap_s) << " now"
+                << (plan.self_check ? " (each of its two runs)" : "");
+      elapsed += int64_t{cap_s} * runs;
     }
     std::cout << "\n";
   }
