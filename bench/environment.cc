@@ -209,7 +209,7 @@ std::string GitTreeState(absl::string_view workspace_dir) {
   absl::StatusOr<CommandResult> r =
       Command("git")
           .Args({"-C", std::string(workspace_dir), "status", "--porcelain", "--untracked-files=no",
-                 "--", ".", ":!results", ":!reports"})
+                 "--", ".", ":!results", ":!reports", ":!README.md"})
           .Stdout(Stdio::Pipe())
           .Stderr(Stdio::Pipe())
           .Timeout(absl::Seconds(10))

@@ -46,8 +46,9 @@ std::string HostId();
 std::string GitRevision(absl::string_view workspace_dir);
 
 // Whether the checkout at `workspace_dir` is the revision it names: "clean",
-// "dirty: N tracked files differ from the revision" (results/ and reports/
-// aside, which a run writes), or "unknown: why" (no git, not a checkout).
+// "dirty: N tracked files differ from the revision" (results/, reports/ and
+// the top README.md aside, which a suite run writes: the report rewrites the
+// README's table of experiments), or "unknown: why" (no git, not a checkout).
 // Runs `git status` once, with a 10 s timeout.
 std::string GitTreeState(absl::string_view workspace_dir);
 // The same, from `git status --porcelain` output (for tests).

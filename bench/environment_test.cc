@@ -99,18 +99,21 @@ TEST(Environment, GitTreeStateCountsChangedTrackedFiles) {
 }
 
 // A real checkout: clean after a commit, dirty after an edit, and an edit
-// under results/ (which a run writes) does not count.
+// under results/ or of the top README (which a run writes) does not count.
 TEST(Environment, GitTreeStateOfACheckout) {
   if (system("git --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "git is not installed";
   const std::string root = absl::StrCat(std::getenv("TEST_TMPDIR"), "/checkout");
   const std::string git = absl::StrCat("git -C ", root, " -c user.name=t -c user.email=t@t ");
   ASSERT_EQ(system(absl::StrCat("mkdir -p ", root, "/results && ", git, "init -q && echo a > ",
-                                root, "/a && echo r > ", root, "/results/r.json && ", git,
-                                "add -A && ", git, "commit -qm c")
+                                root, "/a && echo r > ", root, "/results/r.json && echo t > ", root,
+                                "/README.md && ", git, "add -A && ", git, "commit -qm c")
                        .c_str()),
             0);
   EXPECT_EQ(GitTreeState(root), "clean");
   ASSERT_EQ(system(absl::StrCat("echo changed > ", root, "/results/r.json").c_str()), 0);
+  EXPECT_EQ(GitTreeState(root), "clean");
+  // The report's table in the top README, which a suite run rewrites.
+  ASSERT_EQ(system(absl::StrCat("echo table >> ", root, "/README.md").c_str()), 0);
   EXPECT_EQ(GitTreeState(root), "clean");
   ASSERT_EQ(system(absl::StrCat("echo b >> ", root, "/a").c_str()), 0);
   EXPECT_EQ(GitTreeState(root), "dirty: 1 tracked file differs from the revision");
