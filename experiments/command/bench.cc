@@ -228,8 +228,8 @@ void Register(const BenchOptions& options) {
   };
   // The primitives' rows and Command's, measured together: their spawns
   // alternate, shuffled each cycle (bench/together.h), so that a burst of
-  // the shared machine falls on all of them alike and their ratios, a few
-  // percent at most, are paired spawn by spawn.
+  // the shared machine falls on all of them alike and the few percent
+  // between Command and the primitives is paired spawn by spawn.
   auto together = std::make_shared<MeasuredTogether>([min_seconds = options.min_time] {
     std::vector<std::function<absl::StatusOr<int64_t>()>> parts;
     for (const char* api : kTogether) parts.push_back(TimedRun(api));
