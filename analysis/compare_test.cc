@@ -170,16 +170,20 @@ TEST(SelfCheck, OverTheCanaryDriftIsNoDifference) {
   EXPECT_FALSE(changed.meets_targets);
 }
 
+// Adds `row` to a TwoRows document: its 9 repetitions at `factor` times the
+// document's first repetition.
+void AddRow(nlohmann::json* doc, const std::string& row, double factor) {
+  const double base = (*doc)["benchmarks"][0]["real_time"].get<double>();
+  for (int k = 0; k < 9; ++k) (*doc)["benchmarks"].push_back(Rep(row, k, factor * base));
+}
+
 // A bench may declare several baselines (linking: child-link:static and
 // parent-link:static); each one's ratios count.
 TEST(SelfCheck, EveryDeclaredBaselineCounts) {
   nlohmann::json a = TwoRows(1, 1), b = TwoRows(1, 1.3);
   for (nlohmann::json* doc : {&a, &b}) {
     (*doc)["context"][spawnlab::keys::kRatioBaseline] = "method:vfork,p:a";
-    const double base = (*doc)["benchmarks"][0]["real_time"].get<double>();
-    for (int k = 0; k < 9; ++k) {
-      (*doc)["benchmarks"].push_back(Rep("s/method:vfork/p:b", k, 2 * base));
-    }
+    AddRow(doc, "s/method:vfork/p:b", 2);
   }
   absl::StatusOr<ResultsFile> fa = ParseResults(a.dump(), "a.json");
   ASSERT_THAT(fa, IsOk());
@@ -201,11 +205,8 @@ TEST(SelfCheck, OnlyTheAnswersKeyRatiosAreJudgedWhereTheRunNamesThem) {
   nlohmann::json a = TwoRows(1, 1), b = TwoRows(1, 1.3);
   for (nlohmann::json* doc : {&a, &b}) {
     (*doc)["context"][spawnlab::keys::kKeyRows] = "p:b";
-    const double base = (*doc)["benchmarks"][0]["real_time"].get<double>();
-    for (int k = 0; k < 9; ++k) {
-      (*doc)["benchmarks"].push_back(Rep("s/method:vfork/p:b", k, 2 * base));
-      (*doc)["benchmarks"].push_back(Rep("s/method:fork/p:b", k, 4 * base));
-    }
+    AddRow(doc, "s/method:vfork/p:b", 2);
+    AddRow(doc, "s/method:fork/p:b", 4);
   }
   absl::StatusOr<ResultsFile> fa = ParseResults(a.dump(), "a.json");
   ASSERT_THAT(fa, IsOk());
