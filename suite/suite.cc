@@ -8,7 +8,8 @@
 //
 // It holds the machine's bench lock for the whole suite, so nothing else
 // measures between two benches. It says first what it will run and how long
-// that should take (each bench's last full run here, else a default), shows
+// that should take (each bench's last full run here, half as much again if a
+// time cap ended it, else a default), shows
 // progress with an ETA, and ends by regenerating reports/ and printing the
 // time each bench took. A failed bench does not stop the suite; the exit code
 // says that one did. --help lists the flags.
@@ -375,8 +376,8 @@ void PrintPlan(const SuitePlan& plan) {
   const bool capped = plan.budget_s > 0 && plan.total_estimate > plan.budget_s - kReportSeconds;
   std::cout << "suite: " << plan.benches.size() << " benches" << (plan.quick ? " (--quick)" : "")
             << (plan.self_check ? ", each twice (--self_check)" : "") << ", one at a time, "
-            << (capped ? absl::StrCat("about ", Minutes(plan.budget_s), " (--minutes; their last ",
-                                      "runs here took ", Minutes(plan.total_estimate),
+            << (capped ? absl::StrCat("about ", Minutes(plan.budget_s), " (--minutes; expected ",
+                                      "from their last runs here: ", Minutes(plan.total_estimate),
                                       "): each bench's time cap is its share")
                        : absl::StrCat("estimated ", Minutes(plan.total_estimate),
                                       plan.budget_s > 0
@@ -390,7 +391,7 @@ void PrintPlan(const SuitePlan& plan) {
     std::cout << absl::StrFormat("  %-16s ~%s", plan.benches[i].name,
                                  Minutes(plan.estimate[i] / runs));
     if (const int cap_s = BenchCap(plan, i, elapsed); cap_s > 0) {
-      std::cout << " last time, at most " << Minutes(cap_s) << " now"
+      std::cout << " expected, at most " << Minutes(cap_s) << " now"
                 << (plan.self_check ? " (each of its two runs)" : "");
       elapsed += int64_t{cap_s} * runs;
     }
