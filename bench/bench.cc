@@ -369,9 +369,13 @@ struct Plan {
   int processes = 1;            // how many processes this one runs (1: it measures)
   bool adaptive = false;        // processes is a most: the stopping rule ends the run
   double target = 0, max_seconds = 0;
+  double own_max_seconds = 0;  // the bench's cap for this kind of run (--max_seconds aside)
   int rounds = 1;
   int rounds_per_process = 1;
   bool headline_rows = false;  // only the bench's default_rows (no --full, no filter)
+  // The key ratios are the answer's rows' (default_rows): a bench with an
+  // answer, in a run the user did not filter (which has its own rows').
+  bool answer_ratios = false;
   std::string default_rows;
   std::string worker_rows;  // --spawnlab_rows: only these rows (a pattern), else all
 
@@ -417,11 +421,11 @@ absl::Status PlanStopping(const BenchDefaults& defaults, int asked, Plan& plan) 
         "processes: give one or the other");
   }
   plan.target = target > 0 ? target : defaults.target;
-  // A run of every row of a bench with an answer: its own cap (bench.h).
-  const bool every_row = !plan.headline_rows && !plan.filter && !defaults.default_rows.empty();
-  const double bench_cap =
+  // A run of every row of a bench with an answer has a cap of its own (bench.h).
+  const bool every_row = plan.answer_ratios && !plan.headline_rows;
+  plan.own_max_seconds =
       every_row && defaults.full_max_seconds > 0 ? defaults.full_max_seconds : defaults.max_seconds;
-  plan.max_seconds = max_seconds > 0 ? max_seconds : bench_cap;
+  plan.max_seconds = max_seconds > 0 ? max_seconds : plan.own_max_seconds;
   if (asked > 0 || plan.processes <= 1) return absl::OkStatus();
   plan.adaptive = true;
   const int default_processes = std::max(1, defaults.processes);
@@ -523,8 +527,8 @@ absl::StatusOr<Plan> MakePlan(const CommandLine& cl, absl::string_view experimen
   plan.quick = absl::GetFlag(FLAGS_quick);
   plan.list_tests = cl.GbBool("benchmark_list_tests");
   plan.filter = cl.Gb("benchmark_filter");
-  plan.headline_rows =
-      !plan.filter && !plan.quick && !absl::GetFlag(FLAGS_full) && !defaults.default_rows.empty();
+  plan.answer_ratios = !plan.filter && !defaults.default_rows.empty();
+  plan.headline_rows = plan.answer_ratios && !plan.quick && !absl::GetFlag(FLAGS_full);
   plan.default_rows = defaults.default_rows;
   plan.format = cl.Gb("benchmark_format");
   if (plan.format && *plan.format != "console" && *plan.format != "json" && *plan.format != "csv") {
@@ -797,7 +801,7 @@ int RunInProcesses(const CommandLine& cl, const Plan& plan, const std::string& l
   const std::vector<std::string> flags = {
       "--processes",       "--out",           "--lock",   "--lock_file",  "--benchmark_repetitions",
       "--spawnlab_worker", "--spawnlab_rows", "--target", "--max_seconds"};
-  const StopLimits limits{plan.target, plan.processes, plan.max_seconds};
+  const StopLimits limits{plan.target, plan.processes, plan.max_seconds, plan.own_max_seconds};
   StopRecord record;
   absl::StatusOr<nlohmann::json> merged = RunProcesses(
       WithoutFlags(cl.args, flags), plan.processes, plan.out,
@@ -982,10 +986,9 @@ int BenchMain(int argc, char** argv, absl::string_view experiment,
   }
   plan->argc = argc;
   plan->argv = argv;
-  // The key ratios are the answer's rows' (default_rows) in every run that
-  // measures them: in a --full run the other rows are in no key ratio and get
-  // the fewest processes only. A run the user filtered has its own rows'.
-  if (!plan->filter && !defaults.default_rows.empty()) {
+  // In a --full run the rows outside the answer are in no key ratio and get
+  // the fewest processes only.
+  if (plan->answer_ratios) {
     for (RatioBaseline& by : defaults.ratio_baselines) by.rows = defaults.default_rows;
   }
   if (plan->worker > 0) {

@@ -56,11 +56,14 @@ StopRule MakeStopRule(const StopLimits& limits, const std::vector<RatioBaseline>
     if (p.worst_half_width <= limits.target) {
       record->stopped_by = p.ratios.empty() ? "the fewest processes (no key ratios)"
                                             : "the target (every key ratio within it)";
+      record->reason = p.ratios.empty() ? keys::stop_reason::kFewest : keys::stop_reason::kTarget;
     } else if (k >= limits.processes) {
       record->stopped_by = absl::StrCat("the most processes (", limits.processes, ")");
+      record->reason = keys::stop_reason::kMostProcesses;
     } else if (elapsed + elapsed / k > limits.max_seconds) {
       record->stopped_by = absl::StrFormat("the time cap (another process would end after %.0f s)",
                                            limits.max_seconds);
+      record->reason = keys::stop_reason::kTimeCap;
     } else {
       v.stop = false;
     }
@@ -90,7 +93,9 @@ void RecordStopping(const StopLimits& limits, bool adaptive, const StopRecord& r
                : absl::StrCat("fixed: --processes=", limits.processes);
   c[keys::kStoppingTarget] = absl::StrCat(limits.target);
   c[keys::kStoppingMaxSeconds] = absl::StrCat(limits.max_seconds);
+  c[keys::kStoppingOwnMaxSeconds] = absl::StrCat(limits.own_max_seconds);
   c[keys::kStoppedBy] = record.stopped_by;
+  c[keys::kStoppingReason] = record.reason;
   c[keys::kStoppingFixedBudgetRows] = absl::StrCat(record.fixed_budget_rows);
   // The stopping rule described the last process's merge; a fixed plan asks now.
   c[keys::kStoppingWorst] =

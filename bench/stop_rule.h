@@ -22,6 +22,7 @@
 #include "bench/bench_processes.h"
 #include "nlohmann/json.hpp"
 #include "results_model/bench_results.h"
+#include "results_model/context_keys.h"
 #include "results_model/stopping.h"
 
 namespace spawnlab {
@@ -31,11 +32,15 @@ struct StopLimits {
   double target = 0.01;    // the widest key ratio interval, as a fraction
   int processes = 30;      // the most processes
   double max_seconds = 0;  // no process that would end after this
+  // The bench's own cap (0: none), recorded beside max_seconds: where the two
+  // differ, --max_seconds (a suite's share) set the cap.
+  double own_max_seconds = 0;
 };
 
 // What the stopping rule of a run found, for its results' context.
 struct StopRecord {
   std::string stopped_by = "a fixed plan (--processes)";
+  std::string reason = keys::stop_reason::kFixed;  // stopped_by for programs
   std::string worst;  // the widest key ratio, in words
   // After kMinProcesses: the rows the later processes measure (an RE2
   // pattern for --spawnlab_rows), and how many rows they leave out, those in
@@ -53,7 +58,8 @@ std::string DescribeWorst(const Precision& p);
 StopRule MakeStopRule(const StopLimits& limits, const std::vector<RatioBaseline>& baselines,
                       const std::string& canary_row, StopRecord* record);
 
-// Writes the rule, its target and cap, what stopped the run and the widest
+// Writes the rule, its target and caps, what stopped the run (in words and
+// as a stop_reason, results_model/context_keys.h) and the widest
 // key ratio into a merged run's `context` (results_model/context_keys.h:
 // spawnlab.stopping.*). A fixed plan (`adaptive` false) is described as one,
 // and its widest key ratio is computed from `merged`.

@@ -39,6 +39,7 @@ TEST(StopRule, StopsWhenEveryKeyRatioIsWithinTheTarget) {
   const StopVerdict v = rule(MadeOf({2.0, 2.0001, 1.9999}), 3, 1.0);
   EXPECT_TRUE(v.stop);
   EXPECT_EQ(record.stopped_by, "the target (every key ratio within it)");
+  EXPECT_EQ(record.reason, keys::stop_reason::kTarget);
   EXPECT_THAT(v.say, HasSubstr("stopped by the target"));
 }
 
@@ -58,6 +59,7 @@ TEST(StopRule, StopsAtTheTimeCapBeforeAProcessThatWouldEndAfterIt) {
   // Four processes in 50 s: a fifth would end at 62.5 s.
   EXPECT_TRUE(rule(MadeOf({2.0, 2.4, 1.7, 2.2}), 4, 50).stop);
   EXPECT_THAT(record.stopped_by, HasSubstr("the time cap"));
+  EXPECT_EQ(record.reason, keys::stop_reason::kTimeCap);
   StopRecord again;
   EXPECT_FALSE(
       MakeStopRule(kLimits, kBaselines, "", &again)(MadeOf({2.0, 2.4, 1.7, 2.2}), 4, 40).stop);
@@ -68,12 +70,14 @@ TEST(StopRule, StopsAtTheMostProcesses) {
   const StopLimits three{0.01, 3, 60};
   EXPECT_TRUE(MakeStopRule(three, kBaselines, "", &record)(MadeOf({2.0, 2.4, 1.7}), 3, 1).stop);
   EXPECT_EQ(record.stopped_by, "the most processes (3)");
+  EXPECT_EQ(record.reason, keys::stop_reason::kMostProcesses);
 }
 
 TEST(StopRule, WithoutKeyRatiosTheFewestProcessesAreEnough) {
   StopRecord record;
   EXPECT_TRUE(MakeStopRule(kLimits, {}, "", &record)(MadeOf({2.0, 2.4, 1.7}), 3, 1).stop);
   EXPECT_EQ(record.stopped_by, "the fewest processes (no key ratios)");
+  EXPECT_EQ(record.reason, keys::stop_reason::kFewest);
   EXPECT_EQ(record.worst, "no key ratios");
 }
 
@@ -93,6 +97,7 @@ TEST(RecordStopping, WritesTheRuleWhatStoppedItAndTheWidestRatio) {
   RecordStopping(kLimits, /*adaptive=*/false, StopRecord(), merged, kBaselines, &fixed);
   EXPECT_EQ(fixed[keys::kStoppingRule], "fixed: --processes=10");
   EXPECT_EQ(fixed[keys::kStoppedBy], "a fixed plan (--processes)");
+  EXPECT_EQ(fixed[keys::kStoppingReason], keys::stop_reason::kFixed);
   EXPECT_THAT(fixed[keys::kStoppingWorst].get<std::string>(), HasSubstr("spawn/method:fork"));
 }
 

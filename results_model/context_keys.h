@@ -38,7 +38,19 @@ inline constexpr char kProcess[] = "spawnlab.process";      // "K/N", in one pro
 inline constexpr char kStoppingRule[] = "spawnlab.stopping.rule";      // in words
 inline constexpr char kStoppingTarget[] = "spawnlab.stopping.target";  // e.g. "0.01"
 inline constexpr char kStoppingMaxSeconds[] = "spawnlab.stopping.max_seconds";
-inline constexpr char kStoppedBy[] = "spawnlab.stopping.stopped_by";   // target, time cap, ...
+// The bench's own cap, what max_seconds is unless --max_seconds gave another
+// (a suite's share); "0": none.
+inline constexpr char kStoppingOwnMaxSeconds[] = "spawnlab.stopping.own_max_seconds";
+inline constexpr char kStoppedBy[] = "spawnlab.stopping.stopped_by";  // in words
+// What stopped the run, for programs: one of the stop_reason values below.
+inline constexpr char kStoppingReason[] = "spawnlab.stopping.reason";
+namespace stop_reason {
+inline constexpr char kFixed[] = "fixed";                   // a fixed plan (--processes)
+inline constexpr char kTarget[] = "target";                 // every key ratio within it
+inline constexpr char kFewest[] = "fewest_processes";       // no key ratios to wait for
+inline constexpr char kMostProcesses[] = "most_processes";  // the most it may make
+inline constexpr char kTimeCap[] = "time_cap";              // another would end past the cap
+}  // namespace stop_reason
 inline constexpr char kStoppingWorst[] = "spawnlab.stopping.worst";    // the widest key ratio
 // How many rows, in no key ratio, had the first kMinProcesses processes only.
 inline constexpr char kStoppingFixedBudgetRows[] = "spawnlab.stopping.fixed_budget_rows";

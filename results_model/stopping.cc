@@ -7,6 +7,8 @@
 #include <map>
 #include <utility>
 
+#include "absl/strings/numbers.h"
+#include "results_model/context_keys.h"
 #include "results_model/stats.h"
 
 namespace spawnlab {
@@ -89,6 +91,25 @@ std::set<std::string> KeyRatioRows(const Precision& p) {
     rows.insert(r.baseline);
   }
   return rows;
+}
+
+std::optional<double> ExpectedSeconds(const nlohmann::json& context) {
+  if (!context.is_object()) return std::nullopt;
+  auto number = [&context](const char* key) -> std::optional<double> {
+    auto it = context.find(key);
+    double v;
+    if (it == context.end() || !it->is_string() || !absl::SimpleAtod(it->get<std::string>(), &v)) {
+      return std::nullopt;
+    }
+    return v;
+  };
+  const std::optional<double> seconds = number("run.seconds");
+  if (!seconds) return std::nullopt;
+  if (context.value(keys::kStoppingReason, "") != keys::stop_reason::kTimeCap) return *seconds;
+  const double cap = number(keys::kStoppingMaxSeconds).value_or(0);
+  const double own = number(keys::kStoppingOwnMaxSeconds).value_or(0);
+  const bool own_cap = own > 0 && cap >= own;
+  return own_cap ? *seconds : 1.5 * *seconds;
 }
 
 }  // namespace spawnlab

@@ -13,6 +13,7 @@
 #ifndef SPAWNLAB_RESULTS_MODEL_STOPPING_H_
 #define SPAWNLAB_RESULTS_MODEL_STOPPING_H_
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -60,6 +61,16 @@ std::set<std::string> KeyRatioRows(const Precision& p);
 // Student's t quantile for a two-sided 95% interval with `df` degrees of
 // freedom (df >= 1; the normal's 1.96 beyond 30, within 2%).
 double StudentT975(int df);
+
+// How long the next run like the one whose results' `context` this is can be
+// expected to take, in seconds: its run.seconds, or half as much again where
+// a cap below the bench's own (a suite's share) ended it, so that a suite's
+// shares grow until the run ends by itself (spawnlab.stopping.reason and the
+// caps, context_keys.h). A run its own cap ended will end there again.
+// nullopt where the context records no duration.
+//
+//   std::optional<double> s = spawnlab::ExpectedSeconds(doc["context"]);
+std::optional<double> ExpectedSeconds(const nlohmann::json& context);
 
 }  // namespace spawnlab
 

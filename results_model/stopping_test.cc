@@ -3,10 +3,12 @@
 #include "results_model/stopping.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "results_model/context_keys.h"
 #include "results_model/process_rows_for_testing.h"
 
 namespace spawnlab {
@@ -72,6 +74,36 @@ TEST(StudentT975, MatchesTheTableAndTheNormalBeyond) {
   EXPECT_DOUBLE_EQ(StudentT975(30), 2.042);
   EXPECT_DOUBLE_EQ(StudentT975(200), 1.96);
   EXPECT_TRUE(std::isinf(StudentT975(0)));
+}
+
+nlohmann::json RunContext(const char* seconds, const char* reason, const char* cap,
+                          const char* own_cap) {
+  return {{"run.seconds", seconds},
+          {keys::kStoppingReason, reason},
+          {keys::kStoppingMaxSeconds, cap},
+          {keys::kStoppingOwnMaxSeconds, own_cap}};
+}
+
+TEST(ExpectedSeconds, IsTheLastRunsTimeWhereItEndedByItself) {
+  EXPECT_EQ(ExpectedSeconds(RunContext("40.0", keys::stop_reason::kTarget, "70", "70")), 40);
+  EXPECT_EQ(ExpectedSeconds(RunContext("40.0", keys::stop_reason::kFixed, "0", "0")), 40);
+}
+
+TEST(ExpectedSeconds, GrowsByHalfWhereACapBelowItsOwnEndedIt) {
+  // A suite's share (60 s) below the bench's own cap (180 s), or a bench
+  // without a cap of its own (0) given one.
+  EXPECT_EQ(ExpectedSeconds(RunContext("60.0", keys::stop_reason::kTimeCap, "60", "180")), 90);
+  EXPECT_EQ(ExpectedSeconds(RunContext("60.0", keys::stop_reason::kTimeCap, "60", "0")), 90);
+}
+
+TEST(ExpectedSeconds, StaysWhereItsOwnCapEndedIt) {
+  EXPECT_EQ(ExpectedSeconds(RunContext("180.0", keys::stop_reason::kTimeCap, "180", "180")), 180);
+}
+
+TEST(ExpectedSeconds, IsUnknownWithoutADuration) {
+  EXPECT_EQ(ExpectedSeconds(nlohmann::json::object()), std::nullopt);
+  EXPECT_EQ(ExpectedSeconds({{"run.seconds", "soon"}}), std::nullopt);
+  EXPECT_EQ(ExpectedSeconds(nlohmann::json::array()), std::nullopt);
 }
 
 }  // namespace

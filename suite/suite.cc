@@ -9,7 +9,7 @@
 // It holds the machine's bench lock for the whole suite, so nothing else
 // measures between two benches. It says first what it will run and how long
 // that should take (each bench's last full run here, half as much again if a
-// time cap ended it, else a default), shows
+// share below its own cap ended it, else a default), shows
 // progress with an ETA, and ends by regenerating reports/ and printing the
 // time each bench took. A failed bench does not stop the suite; the exit code
 // says that one did. --help lists the flags.
@@ -47,6 +47,7 @@
 #include "lib/spawn.h"
 #include "nlohmann/json.hpp"
 #include "results_model/context_keys.h"
+#include "results_model/stopping.h"
 
 ABSL_FLAG(bool, quick, false, "Run every bench with --quick: a smoke of the whole suite.");
 ABSL_FLAG(std::string, only, "",
@@ -158,9 +159,8 @@ std::vector<std::string> UnindexedFolders(const std::string& workspace) {
   return missing;
 }
 
-// The last full run's duration on this kernel and host, from its results;
-// half as much again where a time cap ended that run: it needed more than
-// it had, and the next run's share grows until one ends by itself.
+// The next full run's duration on this kernel and host, from the last one's
+// results (results_model/stopping.h: ExpectedSeconds).
 int EstimateSeconds(const Experiment& e, const std::string& workspace, bool quick) {
   if (quick) return e.quick_seconds;
   std::ifstream in(FullResultsPath(workspace, e.name));
@@ -169,16 +169,9 @@ int EstimateSeconds(const Experiment& e, const std::string& workspace, bool quic
       !doc["context"].is_object()) {
     return e.default_seconds;
   }
-  const nlohmann::json& context = doc["context"];
-  auto text = [&context](const char* key) {
-    auto it = context.find(key);
-    return it != context.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  double seconds;
-  if (!absl::SimpleAtod(text("run.seconds"), &seconds)) return e.default_seconds;
-  const int last = static_cast<int>(seconds) + 3;  // and the bench's own start-up
-  const bool capped = absl::StartsWith(text(keys::kStoppedBy), "the time cap");
-  return capped ? last + last / 2 : last;
+  const std::optional<double> seconds = ExpectedSeconds(doc["context"]);
+  if (!seconds) return e.default_seconds;
+  return static_cast<int>(*seconds) + 3;  // and the bench's own start-up
 }
 
 std::string Minutes(int64_t seconds) {

@@ -527,6 +527,7 @@ int RunAsProcesses(const Options& o, int argc, char** argv, const std::string& l
               : "",
           o.out.c_str());
   std::string stopped_by = absl::StrCat("the most processes (", o.processes, ")");
+  std::string reason = spawnlab::keys::stop_reason::kMostProcesses;
   absl::StatusOr<nlohmann::json> merged = spawnlab::RunProcesses(
       args, o.processes, o.out,
       [&](int k, const std::string& part) {
@@ -543,6 +544,7 @@ int RunAsProcesses(const Options& o, int argc, char** argv, const std::string& l
           stopped_by = absl::StrFormat("the time cap (another process would end after %g s)",
                                        o.max_seconds);
           v.say = absl::StrCat("stopped by ", stopped_by);
+          reason = spawnlab::keys::stop_reason::kTimeCap;
         }
         return v;
       });
@@ -566,7 +568,10 @@ int RunAsProcesses(const Options& o, int argc, char** argv, const std::string& l
                                           o.processes, o.max_seconds, kMinCappedProcesses)
                         : absl::StrCat("fixed: --processes=", o.processes);
   context[spawnlab::keys::kStoppingMaxSeconds] = absl::StrCat(o.max_seconds);
+  // Its own plan has no cap: one is always --max_seconds (a suite's share).
+  context[spawnlab::keys::kStoppingOwnMaxSeconds] = "0";
   context[spawnlab::keys::kStoppedBy] = stopped_by;
+  context[spawnlab::keys::kStoppingReason] = reason;
   if (absl::Status s = spawnlab::WriteResultsFile(o.out, doc); !s.ok()) {
     fprintf(stderr, "crosscheck: %s; %s is as it was\n", std::string(s.message()).c_str(),
             o.out.c_str());
