@@ -2,7 +2,8 @@
 # spawnbench_side_by_side.sh: this bench's fork, vfork, clone and posix_spawn rows from the
 # minimal, placed (1g-touched) and unplaced (1g-touched-unplaced) 1 GiB
 # parents, then spawnbench's four binaries, then the same four built here with
-# one change (each child reaped), ROUNDS times, one after another.
+# one change (each child reaped, and its page faults counted outside the
+# timed loop), ROUNDS times, one after another.
 #
 #   git clone https://github.com/joshtriplett/spawnbench /tmp/spawnbench
 #   make -C /tmp/spawnbench fork vfork clone_vm posix_spawn t
@@ -49,13 +50,19 @@ trap 'rm -rf "$out"' EXIT
 # spawnbench changed in one thing, built beside it: each child is reaped after
 # its timestamp is read (waitpid), as this bench's and lat_proc's loops do.
 # As published, its 2,000 children of a size stay zombies and each one's exit
-# runs beside the next spawns.
+# runs beside the next spawns. Reaped, their page faults can be counted too:
+# after each size, outside the timed loop, the faults per spawn of its
+# children (getrusage RUSAGE_CHILDREN, as this bench's child_faults) and of
+# itself, on a line of their own.
 reaped="$out/spawnbench-reaped"
 mkdir -p "$reaped"
-sed 's|^\( *\)uint64_t t = timespec_sub_small(&end, &start);|\1waitpid(-1, NULL, 0);\n&|' \
+sed -e 's|^\( *\)uint64_t t = timespec_sub_small(&end, &start);|\1waitpid(-1, NULL, 0);\n&|' \
+  -e 's|^#include <sys/wait.h>|&\n#include <sys/resource.h>|' \
+  -e 's|^\( *\)uint64_t total_time = 0;|&\n\1struct rusage k0, s0, k1, s1;\n\1getrusage(RUSAGE_CHILDREN, \&k0);\n\1getrusage(RUSAGE_SELF, \&s0);|' \
+  -e 's|^\( *\)free(extra_mem);|\1getrusage(RUSAGE_CHILDREN, \&k1);\n\1getrusage(RUSAGE_SELF, \&s1);\n\1printf("%14s %-10s: child_faults=%.2f parent_faults=%.2f (per spawn)\\n", BENCH_NAME, size.desc, (double)(k1.ru_minflt - k0.ru_minflt) / ITERATIONS, (double)(s1.ru_minflt - s0.ru_minflt) / ITERATIONS);\n&|' \
   "$sb/bench.c" > "$reaped/bench.c"
-grep -q 'waitpid(-1, NULL, 0);' "$reaped/bench.c" ||
-  { echo "$sb/bench.c: no line to add the reap after (another spawnbench?)" >&2; exit 2; }
+[[ "$(grep -c -e 'waitpid(-1, NULL, 0);' -e 'child_faults=' -e 'getrusage(RUSAGE_CHILDREN, &k0)' -e 'sys/resource.h' "$reaped/bench.c")" == 4 ]] ||
+  { echo "$sb/bench.c: not the lines this script changes (another spawnbench?)" >&2; exit 2; }
 for m in fork vfork clone_vm posix_spawn; do
   gcc -static -DUSE_$m -DBENCH_NAME="\"$m\"" -Wall -Werror -O0 -g "$reaped/bench.c" -o "$reaped/$m"
 done
@@ -69,15 +76,21 @@ for r in $(seq "$rounds"); do
   # spawnlab's minimum, the statistic spawnbench reports.
   python3 - "$out/round-$r.json" >> "$out/spawnlab-$r.txt" <<'PY'
 import json, re, sys
-fastest = {}
+fastest, faults = {}, {}
 for b in json.load(open(sys.argv[1]))["benchmarks"]:
     if b.get("run_type") == "iteration" and "fastest_us" in b:
         # Google Benchmark's own segments (/iterations:N, /min_time:S, which
         # the 1 GiB parents' rows carry, /manual_time) off.
         name = re.sub(r"/(iterations:\d+|min_time:[0-9.]+|manual_time|real_time)", "", b["run_name"])
         fastest[name] = min(fastest.get(name, float("inf")), b["fastest_us"])
+        if "child_faults" in b:
+            faults.setdefault(name, []).append(b["child_faults"])
 for name, us in fastest.items():
     print("fastest", name, us)
+# Its children's page faults per spawn (child_faults), as the reaped
+# spawnbench counts them: the median over the row's repetitions.
+for name, f in faults.items():
+    print("child_faults", name, "%.2f" % sorted(f)[len(f) // 2])
 PY
   echo "== round $r: spawnbench"
   # Its last size, 30 GiB untouched, is refused by malloc where the kernel's
