@@ -30,7 +30,7 @@
 # beside it, then renamed: never through a link). The analysis reads only
 # .json files; the clone3 README links this one.
 set -euo pipefail
-sb="${1:?usage: $0 SPAWNBENCH_DIR [ROUNDS [published|dot]]}"
+sb="${1:?usage: $0 SPAWNBENCH_DIR [ROUNDS [published|dot [OUT]]]}"
 rounds="${2:-5}"
 case "${3:-published}" in
   published) sb_path=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:. ;;
@@ -45,6 +45,7 @@ bench="$here/bazel-bin/experiments/clone3/bench"
 for f in "$bench" "$sb/fork" "$sb/vfork" "$sb/clone_vm" "$sb/posix_spawn" "$sb/t"; do
   [[ -x "$f" ]] || { echo "missing: $f (see the top of this script)" >&2; exit 2; }
 done
+[[ -f "$sb/bench.c" ]] || { echo "missing: $sb/bench.c, spawnbench's source (the reaped build needs it)" >&2; exit 2; }
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 # spawnbench changed in one thing, built beside it: each child is reaped after
