@@ -95,20 +95,22 @@ std::set<std::string> KeyRatioRows(const Precision& p) {
 
 std::optional<double> ExpectedSeconds(const nlohmann::json& context) {
   if (!context.is_object()) return std::nullopt;
-  auto number = [&context](const char* key) -> std::optional<double> {
+  auto text = [&context](const char* key) {
     auto it = context.find(key);
+    return it != context.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  auto number = [&text](const char* key) -> std::optional<double> {
     double v;
-    if (it == context.end() || !it->is_string() || !absl::SimpleAtod(it->get<std::string>(), &v)) {
-      return std::nullopt;
-    }
+    if (!absl::SimpleAtod(text(key), &v)) return std::nullopt;
     return v;
   };
   const std::optional<double> seconds = number("run.seconds");
   if (!seconds) return std::nullopt;
-  if (context.value(keys::kStoppingReason, "") != keys::stop_reason::kTimeCap) return *seconds;
-  const double cap = number(keys::kStoppingMaxSeconds).value_or(0);
-  const double own = number(keys::kStoppingOwnMaxSeconds).value_or(0);
-  const bool own_cap = own > 0 && cap >= own;
+  if (text(keys::kStoppingReason) != keys::stop_reason::kTimeCap) return *seconds;
+  // The cap was the bench's own unless --max_seconds (a suite's share) gave
+  // another, smaller or larger.
+  const std::optional<double> cap = number(keys::kStoppingMaxSeconds);
+  const bool own_cap = cap && number(keys::kStoppingOwnMaxSeconds) == cap;
   return own_cap ? *seconds : 1.5 * *seconds;
 }
 

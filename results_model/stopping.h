@@ -64,9 +64,9 @@ double StudentT975(int df);
 
 // How long the next run like the one whose results' `context` this is can be
 // expected to take, in seconds: its run.seconds, or half as much again where
-// a cap below the bench's own (a suite's share) ended it, so that a suite's
-// shares grow until the run ends by itself (spawnlab.stopping.reason and the
-// caps, context_keys.h). A run its own cap ended will end there again.
+// a cap other than the bench's own (a suite's share) ended it, so that a
+// suite's shares grow until the run ends by itself (spawnlab.stopping.reason
+// and the caps, context_keys.h). A run its own cap ended will end there again.
 // nullopt where the context records no duration.
 //
 //   std::optional<double> s = spawnlab::ExpectedSeconds(doc["context"]);

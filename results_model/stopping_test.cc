@@ -89,10 +89,11 @@ TEST(ExpectedSeconds, IsTheLastRunsTimeWhereItEndedByItself) {
   EXPECT_EQ(ExpectedSeconds(RunContext("40.0", keys::stop_reason::kFixed, "0", "0")), 40);
 }
 
-TEST(ExpectedSeconds, GrowsByHalfWhereACapBelowItsOwnEndedIt) {
-  // A suite's share (60 s) below the bench's own cap (180 s), or a bench
-  // without a cap of its own (0) given one.
+TEST(ExpectedSeconds, GrowsByHalfWhereASuitesShareEndedIt) {
+  // A share (60 s) below the bench's own cap (180 s), above it (30 s), or
+  // given to a bench without a cap of its own (0).
   EXPECT_EQ(ExpectedSeconds(RunContext("60.0", keys::stop_reason::kTimeCap, "60", "180")), 90);
+  EXPECT_EQ(ExpectedSeconds(RunContext("60.0", keys::stop_reason::kTimeCap, "60", "30")), 90);
   EXPECT_EQ(ExpectedSeconds(RunContext("60.0", keys::stop_reason::kTimeCap, "60", "0")), 90);
 }
 
@@ -104,6 +105,12 @@ TEST(ExpectedSeconds, IsUnknownWithoutADuration) {
   EXPECT_EQ(ExpectedSeconds(nlohmann::json::object()), std::nullopt);
   EXPECT_EQ(ExpectedSeconds({{"run.seconds", "soon"}}), std::nullopt);
   EXPECT_EQ(ExpectedSeconds(nlohmann::json::array()), std::nullopt);
+}
+
+TEST(ExpectedSeconds, ReadsAMalformedReasonAsNoCap) {
+  nlohmann::json context = RunContext("60.0", keys::stop_reason::kTimeCap, "60", "0");
+  context[keys::kStoppingReason] = 5;
+  EXPECT_EQ(ExpectedSeconds(context), 60);
 }
 
 }  // namespace

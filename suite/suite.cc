@@ -9,7 +9,7 @@
 // It holds the machine's bench lock for the whole suite, so nothing else
 // measures between two benches. It says first what it will run and how long
 // that should take (each bench's last full run here, half as much again if a
-// share below its own cap ended it, else a default), shows
+// suite's share, not its own cap, ended it, else a default), shows
 // progress with an ETA, and ends by regenerating reports/ and printing the
 // time each bench took. A failed bench does not stop the suite; the exit code
 // says that one did. --help lists the flags.
