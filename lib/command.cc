@@ -119,46 +119,46 @@ void SetCommandSpawnMethodForTesting(std::optional<SpawnMethod> method) { forced
 
 Command& Command::Arg(std::string arg) {
   args_.push_back(std::move(arg));
-  return *this;
+  return Changed();
 }
 Command& Command::Args(std::vector<std::string> args) {
   for (std::string& a : args) args_.push_back(std::move(a));
-  return *this;
+  return Changed();
 }
 Command& Command::Env(std::string key, std::string value) {
   env_changes_.emplace_back(std::move(key), std::move(value));
-  return *this;
+  return Changed();
 }
 Command& Command::UnsetEnv(std::string key) {
   env_changes_.emplace_back(std::move(key), std::nullopt);
-  return *this;
+  return Changed();
 }
 Command& Command::ClearEnv() {
   clear_env_ = true;
   env_changes_.clear();
-  return *this;
+  return Changed();
 }
 Command& Command::Dir(std::string dir) {
   dir_ = std::move(dir);
-  return *this;
+  return Changed();
 }
 Command& Command::Stdin(Stdio s) {
   stdin_ = std::move(s);
   input_.reset();
-  return *this;
+  return Changed();
 }
 Command& Command::Stdout(Stdio s) {
   stdout_ = std::move(s);
-  return *this;
+  return Changed();
 }
 Command& Command::Stderr(Stdio s) {
   stderr_ = std::move(s);
-  return *this;
+  return Changed();
 }
 Command& Command::Input(std::string data) {
   stdin_ = Stdio::Pipe();
   input_ = std::move(data);
-  return *this;
+  return Changed();
 }
 Command& Command::Timeout(absl::Duration timeout) {
   timeout_ = timeout;
@@ -185,7 +185,22 @@ absl::Status NoNul(absl::string_view what, absl::string_view s) {
 
 }  // namespace
 
-absl::StatusOr<Process> Command::Start() const {
+std::optional<ExecSpec> Command::PreparedSpec::Get() const {
+  absl::MutexLock lock(&mu_);
+  return spec_;
+}
+
+void Command::PreparedSpec::Set(ExecSpec spec) const {
+  absl::MutexLock lock(&mu_);
+  spec_ = std::move(spec);
+}
+
+void Command::PreparedSpec::Clear() {
+  absl::MutexLock lock(&mu_);
+  spec_.reset();
+}
+
+absl::StatusOr<ExecSpec> Command::BuildSpec(bool* keep) const {
   {
     absl::Status s = NoNul("the program", program_);
     for (const std::string& a : args_) {
@@ -208,6 +223,8 @@ absl::StatusOr<Process> Command::Start() const {
   // The environment: the parent's as it is (passed through untouched, no
   // copy) unless it is cleared or changed; then a copy with the changes.
   const bool own_env = clear_env_ || !env_changes_.empty();
+  // Nothing from outside the Command: no PATH search, no copy of environ.
+  *keep = absl::StrContains(program_, '/') && (clear_env_ || env_changes_.empty());
   std::vector<std::string> env;
   if (own_env && !clear_env_) {
     for (char** e = environ; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
@@ -223,8 +240,20 @@ absl::StatusOr<Process> Command::Start() const {
   if (!path.ok()) return path.status();
   std::vector<std::string> argv = {program_};
   argv.insert(argv.end(), args_.begin(), args_.end());
-  ExecSpec spec =
-      own_env ? ExecSpec(*path, std::move(argv), std::move(env)) : ExecSpec(*path, std::move(argv));
+  return own_env ? ExecSpec(*path, std::move(argv), std::move(env))
+                 : ExecSpec(*path, std::move(argv));
+}
+
+absl::StatusOr<Process> Command::Start() const {
+  std::optional<ExecSpec> prepared = prepared_.Get();
+  if (!prepared.has_value()) {
+    bool keep = false;
+    absl::StatusOr<ExecSpec> built = BuildSpec(&keep);
+    if (!built.ok()) return built.status();
+    prepared = *std::move(built);
+    if (keep) prepared_.Set(*prepared);
+  }
+  const ExecSpec& spec = *prepared;
 
   SpawnOptions options;
   options.working_dir = dir_;

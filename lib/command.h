@@ -23,7 +23,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "lib/spawn.h"
 #include "lib/unique_fd.h"
@@ -147,11 +149,47 @@ class Command {
   // PermissionDenied (not executable), InvalidArgument (a bad Stdio; a NUL
   // in the program, an argument, an environment key or value, the directory
   // or a file path; an environment key that is empty or holds '=').
+  //
+  // What Start prepares for the exec (the checks, the path, argv) is kept and
+  // reused by the next Start until a setter changes the Command, as a raw
+  // spawn loop reuses one ExecSpec: a loop of Runs allocates nothing for it.
+  // Only what depends on the Command alone is kept: a program found through
+  // $PATH is looked up, and an environment changed on top of the caller's is
+  // built, at every Start; an inherited environment is always the caller's
+  // at that moment.
   absl::StatusOr<Process> Start() const;
   // Start() then Wait().
   absl::StatusOr<CommandResult> Run() const;
 
  private:
+  // The ExecSpec a Start built, for the next Start (see Start). A copy of a
+  // Command starts without one; a setter that changes what the spec or the
+  // checks depend on clears it.
+  class PreparedSpec {
+   public:
+    PreparedSpec() = default;
+    PreparedSpec(const PreparedSpec&) {}
+    PreparedSpec& operator=(const PreparedSpec&) {
+      Clear();
+      return *this;
+    }
+    std::optional<ExecSpec> Get() const ABSL_LOCKS_EXCLUDED(mu_);
+    void Set(ExecSpec spec) const ABSL_LOCKS_EXCLUDED(mu_);
+    void Clear() ABSL_LOCKS_EXCLUDED(mu_);
+
+   private:
+    mutable absl::Mutex mu_;
+    mutable std::optional<ExecSpec> spec_ ABSL_GUARDED_BY(mu_);
+  };
+
+  // Checks the Command and builds what the child execs; `keep` says whether
+  // the result depends on the Command alone (it may be reused).
+  absl::StatusOr<ExecSpec> BuildSpec(bool* keep) const;
+  Command& Changed() {
+    prepared_.Clear();
+    return *this;
+  }
+
   std::string program_;
   std::vector<std::string> args_;
   std::vector<std::pair<std::string, std::optional<std::string>>> env_changes_;
@@ -162,6 +200,7 @@ class Command {
   std::optional<absl::Duration> timeout_;
   bool new_process_group_ = false;
   bool close_other_fds_ = false;
+  PreparedSpec prepared_;
 };
 
 // The spawn method Command uses on this kernel: clone3 where CLONE_CLEAR_SIGHAND

@@ -363,6 +363,76 @@ TEST_F(CommandTest, RunsTheMinimalChild) {
   EXPECT_EQ(r->status.exit_code(), 9);
 }
 
+// Start keeps what it prepared for the next Start: every change must reach
+// the next child, and a copy must not share what the original kept.
+TEST_F(CommandTest, ARunAfterAChangeSeesTheChange) {
+  Command c("/bin/echo");
+  c.Arg("one").Stdout(Stdio::Pipe());
+  absl::StatusOr<CommandResult> r = c.Run();
+  ASSERT_THAT(r, IsOk()) << r.status();
+  EXPECT_EQ(r->out, "one\n");
+  r = c.Run();
+  ASSERT_THAT(r, IsOk()) << r.status();
+  EXPECT_EQ(r->out, "one\n");
+  c.Args({"two"});
+  r = c.Run();
+  ASSERT_THAT(r, IsOk()) << r.status();
+  EXPECT_EQ(r->out, "one two\n");
+  Command copy = c;
+  copy.Arg("three");
+  r = copy.Run();
+  ASSERT_THAT(r, IsOk()) << r.status();
+  EXPECT_EQ(r->out, "one two three\n");
+  r = c.Run();
+  ASSERT_THAT(r, IsOk()) << r.status();
+  EXPECT_EQ(r->out, "one two\n");
+  c.Arg(std::string("nul\0inside", 11));
+  EXPECT_EQ(c.Run().status().code(), absl::StatusCode::kInvalidArgument);
+  Command env("/usr/bin/env");
+  env.ClearEnv().Env("ONLY", "this").Stdout(Stdio::Pipe());
+  r = env.Run();
+  ASSERT_THAT(r, IsOk()) << r.status();
+  EXPECT_EQ(r->out, "ONLY=this\n");
+  env.Env("ALSO", "that");
+  r = env.Run();
+  ASSERT_THAT(r, IsOk()) << r.status();
+  EXPECT_EQ(r->out, "ONLY=this\nALSO=that\n");
+}
+
+// What comes from outside the Command is read at every Start: the caller's
+// environment and the $PATH lookup.
+TEST_F(CommandTest, TheCallersEnvironmentAndPathAreReadAtEveryStart) {
+  Command c("/bin/sh");
+  c.Args({"-c", "echo \"${SPAWNLAB_LATER-unset}\""}).Stdout(Stdio::Pipe());
+  absl::StatusOr<CommandResult> r = c.Run();
+  ASSERT_THAT(r, IsOk()) << r.status();
+  EXPECT_EQ(r->out, "unset\n");
+  setenv("SPAWNLAB_LATER", "set", 1);
+  r = c.Run();
+  unsetenv("SPAWNLAB_LATER");
+  ASSERT_THAT(r, IsOk()) << r.status();
+  EXPECT_EQ(r->out, "set\n");
+
+  // The same name in two directories, each printing which it is.
+  for (const char* dir : {"path-a", "path-b"}) {
+    ASSERT_EQ(mkdir(Tmp(dir).c_str(), 0755), 0) << dir;
+    std::ofstream(Tmp(absl::StrCat(dir, "/spawnlab-which"))) << "#!/bin/sh\necho " << dir << "\n";
+    ASSERT_EQ(chmod(Tmp(absl::StrCat(dir, "/spawnlab-which")).c_str(), 0755), 0);
+  }
+  const std::string saved_path = std::getenv("PATH");
+  Command which("spawnlab-which");
+  which.Stdout(Stdio::Pipe());
+  setenv("PATH", Tmp("path-a").c_str(), 1);
+  absl::StatusOr<CommandResult> a = which.Run();
+  setenv("PATH", Tmp("path-b").c_str(), 1);
+  absl::StatusOr<CommandResult> b = which.Run();
+  setenv("PATH", saved_path.c_str(), 1);
+  ASSERT_THAT(a, IsOk()) << a.status();
+  ASSERT_THAT(b, IsOk()) << b.status();
+  EXPECT_EQ(a->out, "path-a\n");
+  EXPECT_EQ(b->out, "path-b\n");
+}
+
 TEST(CommandSpawnMethod, IsAVforkFamilyMethod) {
   SpawnMethod m = CommandSpawnMethod();
   EXPECT_TRUE(m == SpawnMethod::kClone3 || m == SpawnMethod::kVfork) << SpawnMethodName(m);
