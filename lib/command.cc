@@ -186,17 +186,17 @@ absl::Status NoNul(absl::string_view what, absl::string_view s) {
 }  // namespace
 
 std::optional<ExecSpec> Command::PreparedSpec::Get() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return spec_;
 }
 
 void Command::PreparedSpec::Set(ExecSpec spec) const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   spec_ = std::move(spec);
 }
 
 void Command::PreparedSpec::Clear() {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   spec_.reset();
 }
 

@@ -18,14 +18,13 @@
 #define SPAWNLAB_LIB_COMMAND_H_
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "lib/spawn.h"
 #include "lib/unique_fd.h"
@@ -173,13 +172,15 @@ class Command {
       Clear();
       return *this;
     }
-    std::optional<ExecSpec> Get() const ABSL_LOCKS_EXCLUDED(mu_);
-    void Set(ExecSpec spec) const ABSL_LOCKS_EXCLUDED(mu_);
-    void Clear() ABSL_LOCKS_EXCLUDED(mu_);
+    std::optional<ExecSpec> Get() const;
+    void Set(ExecSpec spec) const;
+    void Clear();
 
    private:
-    mutable absl::Mutex mu_;
-    mutable std::optional<ExecSpec> spec_ ABSL_GUARDED_BY(mu_);
+    // std::mutex, not absl::Mutex: Debian's Abseil is built with its deadlock
+    // detection on, a few hundred instructions per lock on the spawn path.
+    mutable std::mutex mu_;
+    mutable std::optional<ExecSpec> spec_;  // guarded by mu_
   };
 
   // Checks the Command and builds what the child execs; `keep` says whether
