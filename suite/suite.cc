@@ -25,8 +25,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -159,17 +161,24 @@ std::vector<std::string> UnindexedFolders(const std::string& workspace) {
   return missing;
 }
 
+// A results file's context block; nullopt if the file is missing, is not
+// JSON or has no context object.
+std::optional<nlohmann::json> ReadContext(const std::string& path) {
+  std::ifstream in(path);
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.contains("context") || !doc["context"].is_object()) {
+    return std::nullopt;  // a parse error is discarded, never an object
+  }
+  return std::move(doc["context"]);
+}
+
 // The next full run's duration on this kernel and host, from the last one's
 // results (results_model/stopping.h: ExpectedSeconds).
 int EstimateSeconds(const Experiment& e, const std::string& workspace, bool quick) {
   if (quick) return e.quick_seconds;
-  std::ifstream in(FullResultsPath(workspace, e.name));
-  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("context") ||
-      !doc["context"].is_object()) {
-    return e.default_seconds;
-  }
-  const std::optional<double> seconds = ExpectedSeconds(doc["context"]);
+  const std::optional<nlohmann::json> context = ReadContext(FullResultsPath(workspace, e.name));
+  if (!context) return e.default_seconds;
+  const std::optional<double> seconds = ExpectedSeconds(*context);
   if (!seconds) return e.default_seconds;
   return static_cast<int>(*seconds) + 3;  // and the bench's own start-up
 }
@@ -203,13 +212,11 @@ absl::StatusOr<ExitStatus> RunChild(const std::vector<std::string>& args, int lo
 
 // The results file's run.noisy: "" for a quiet run (or one that says nothing).
 std::string NoisyReason(const std::string& path) {
-  std::ifstream in(path);
-  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("context") ||
-      !doc["context"].contains("run.noisy") || !doc["context"]["run.noisy"].is_string()) {
+  const std::optional<nlohmann::json> context = ReadContext(path);
+  if (!context || !context->contains("run.noisy") || !(*context)["run.noisy"].is_string()) {
     return "";
   }
-  const std::string noisy = doc["context"]["run.noisy"].get<std::string>();
+  const std::string noisy = (*context)["run.noisy"].get<std::string>();
   return absl::StartsWith(noisy, "yes") ? noisy : "";
 }
 
