@@ -83,23 +83,22 @@ StopRule MakeStopRule(const StopLimits& limits, const std::vector<RatioBaseline>
 void RecordStopping(const StopLimits& limits, bool adaptive, const StopRecord& record,
                     const nlohmann::json& merged, const std::vector<RatioBaseline>& baselines,
                     nlohmann::json* context) {
-  nlohmann::json& c = *context;
-  c[keys::kStoppingRule] =
-      adaptive ? absl::StrFormat(
-                     "every key ratio's 95%% interval over processes within ±%g%%, at least "
-                     "%d processes, at most %g s; rows in no key ratio: the first %d "
-                     "processes only",
-                     100 * limits.target, kMinProcesses, limits.max_seconds, kMinProcesses)
-               : absl::StrCat("fixed: --processes=", limits.processes);
-  c[keys::kStoppingTarget] = absl::StrCat(limits.target);
-  c[keys::kStoppingMaxSeconds] = absl::StrCat(limits.max_seconds);
-  c[keys::kStoppingOwnMaxSeconds] = absl::StrCat(limits.own_max_seconds);
-  c[keys::kStoppedBy] = record.stopped_by;
-  c[keys::kStoppingReason] = record.reason;
-  c[keys::kStoppingFixedBudgetRows] = absl::StrCat(record.fixed_budget_rows);
+  StoppingRecord r;
+  r.rule = adaptive ? absl::StrFormat(
+                          "every key ratio's 95%% interval over processes within ±%g%%, at least "
+                          "%d processes, at most %g s; rows in no key ratio: the first %d "
+                          "processes only",
+                          100 * limits.target, kMinProcesses, limits.max_seconds, kMinProcesses)
+                    : absl::StrCat("fixed: --processes=", limits.processes);
+  r.stopped_by = record.stopped_by;
+  r.reason = record.reason;
+  r.max_seconds = limits.max_seconds;
+  r.own_max_seconds = limits.own_max_seconds;
+  r.target = limits.target;
+  r.fixed_budget_rows = record.fixed_budget_rows;
   // The stopping rule described the last process's merge; a fixed plan asks now.
-  c[keys::kStoppingWorst] =
-      adaptive ? record.worst : DescribeWorst(KeyRatioPrecision(merged, baselines));
+  r.worst = adaptive ? record.worst : DescribeWorst(KeyRatioPrecision(merged, baselines));
+  WriteStopping(r, context);
 }
 
 }  // namespace spawnlab

@@ -93,6 +93,20 @@ std::set<std::string> KeyRatioRows(const Precision& p) {
   return rows;
 }
 
+void WriteStopping(const StoppingRecord& record, nlohmann::json* context) {
+  nlohmann::json& c = *context;
+  c[keys::kStoppingRule] = record.rule;
+  c[keys::kStoppedBy] = record.stopped_by;
+  c[keys::kStoppingReason] = record.reason;
+  c[keys::kStoppingMaxSeconds] = absl::StrCat(record.max_seconds);
+  c[keys::kStoppingOwnMaxSeconds] = absl::StrCat(record.own_max_seconds);
+  if (record.target) c[keys::kStoppingTarget] = absl::StrCat(*record.target);
+  if (record.worst) c[keys::kStoppingWorst] = *record.worst;
+  if (record.fixed_budget_rows) {
+    c[keys::kStoppingFixedBudgetRows] = absl::StrCat(*record.fixed_budget_rows);
+  }
+}
+
 std::optional<double> ExpectedSeconds(const nlohmann::json& context) {
   if (!context.is_object()) return std::nullopt;
   auto text = [&context](const char* key) {

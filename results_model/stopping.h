@@ -62,6 +62,33 @@ std::set<std::string> KeyRatioRows(const Precision& p);
 // freedom (df >= 1; the normal's 1.96 beyond 30, within 2%).
 double StudentT975(int df);
 
+// How a run made of processes was planned to stop and what stopped it: the
+// context's spawnlab.stopping.* keys (context_keys.h), written alike by every
+// program that runs processes (the benches' bench/stop_rule.h, the clone3
+// cross-check) and read by the report and by ExpectedSeconds below.
+struct StoppingRecord {
+  std::string rule;        // the plan, in words
+  std::string stopped_by;  // in words
+  std::string reason;      // one of keys::stop_reason
+  double max_seconds = 0;  // the cap the run had; 0: none
+  // The program's own cap (0: none); where it differs from max_seconds,
+  // --max_seconds (a suite's share) set the cap.
+  double own_max_seconds = 0;
+  // A rule that judges precision: its target, the widest key ratio at the
+  // end, and how many rows (in no key ratio) had the fewest processes only.
+  std::optional<double> target;
+  std::optional<std::string> worst;
+  std::optional<int> fixed_budget_rows;
+};
+
+// Writes `record` into a merged run's `context`; the optional parts only
+// where they are set.
+//
+//   spawnlab::StoppingRecord r{"fixed: --processes=10", "the most processes (10)",
+//                              spawnlab::keys::stop_reason::kMostProcesses};
+//   spawnlab::WriteStopping(r, &doc["context"]);
+void WriteStopping(const StoppingRecord& record, nlohmann::json* context);
+
 // How long the next run like the one whose results' `context` this is can be
 // expected to take, in seconds: its run.seconds, or half as much again where
 // a cap other than the bench's own (a suite's share) ended it, so that a

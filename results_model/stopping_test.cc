@@ -113,5 +113,34 @@ TEST(ExpectedSeconds, ReadsAMalformedReasonAsNoCap) {
   EXPECT_EQ(ExpectedSeconds(context), 60);
 }
 
+TEST(WriteStopping, WritesEveryKeyAndTheOptionalOnesOnlyWhereSet) {
+  StoppingRecord r;
+  r.rule = "fixed: --processes=3";
+  r.stopped_by = "the time cap";
+  r.reason = keys::stop_reason::kTimeCap;
+  r.max_seconds = 60;
+  nlohmann::json context = {{"run.seconds", "60.0"}};
+  WriteStopping(r, &context);
+  EXPECT_EQ(context[keys::kStoppingRule], "fixed: --processes=3");
+  EXPECT_EQ(context[keys::kStoppedBy], "the time cap");
+  EXPECT_EQ(context[keys::kStoppingMaxSeconds], "60");
+  EXPECT_EQ(context[keys::kStoppingOwnMaxSeconds], "0");
+  EXPECT_FALSE(context.contains(keys::kStoppingTarget));
+  EXPECT_FALSE(context.contains(keys::kStoppingWorst));
+  EXPECT_FALSE(context.contains(keys::kStoppingFixedBudgetRows));
+  // What it wrote is what the suite's estimate reads: a share ended it.
+  EXPECT_EQ(ExpectedSeconds(context), 90);
+
+  r.own_max_seconds = 60;
+  r.target = 0.01;
+  r.worst = "±2.00%: a / b";
+  r.fixed_budget_rows = 4;
+  WriteStopping(r, &context);
+  EXPECT_EQ(context[keys::kStoppingTarget], "0.01");
+  EXPECT_EQ(context[keys::kStoppingWorst], "±2.00%: a / b");
+  EXPECT_EQ(context[keys::kStoppingFixedBudgetRows], "4");
+  EXPECT_EQ(ExpectedSeconds(context), 60);  // its own cap
+}
+
 }  // namespace
 }  // namespace spawnlab

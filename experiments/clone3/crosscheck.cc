@@ -53,6 +53,7 @@
 #include "results_model/bench_results.h"
 #include "results_model/context_keys.h"
 #include "results_model/stats.h"
+#include "results_model/stopping.h"
 
 namespace {
 
@@ -562,16 +563,17 @@ int RunAsProcesses(const Options& o, int argc, char** argv, const std::string& l
   absl::SimpleAtoi(context.value(spawnlab::keys::kProcesses, ""), &ran);
   context[spawnlab::keys::kRounds] = std::to_string(ran * o.rounds);
   context[spawnlab::keys::kRoundsPerProcess] = std::to_string(o.rounds);
-  context[spawnlab::keys::kStoppingRule] =
-      o.max_seconds > 0 ? absl::StrFormat("%d processes, fewer if another would end after %g s "
-                                          "(at least %d)",
-                                          o.processes, o.max_seconds, kMinCappedProcesses)
-                        : absl::StrCat("fixed: --processes=", o.processes);
-  context[spawnlab::keys::kStoppingMaxSeconds] = absl::StrCat(o.max_seconds);
-  // Its own plan has no cap: one is always --max_seconds (a suite's share).
-  context[spawnlab::keys::kStoppingOwnMaxSeconds] = "0";
-  context[spawnlab::keys::kStoppedBy] = stopped_by;
-  context[spawnlab::keys::kStoppingReason] = reason;
+  spawnlab::StoppingRecord record;
+  record.rule = o.max_seconds > 0 ? absl::StrFormat(
+                                        "%d processes, fewer if another would end after %g s "
+                                        "(at least %d)",
+                                        o.processes, o.max_seconds, kMinCappedProcesses)
+                                  : absl::StrCat("fixed: --processes=", o.processes);
+  record.stopped_by = stopped_by;
+  record.reason = reason;
+  record.max_seconds = o.max_seconds;
+  record.own_max_seconds = 0;  // its own plan has no cap: one is always --max_seconds
+  spawnlab::WriteStopping(record, &context);
   if (absl::Status s = spawnlab::WriteResultsFile(o.out, doc); !s.ok()) {
     fprintf(stderr, "crosscheck: %s; %s is as it was\n", std::string(s.message()).c_str(),
             o.out.c_str());
