@@ -178,7 +178,7 @@ class Command {
 
    private:
     // std::mutex, not absl::Mutex: Debian's Abseil is built with its deadlock
-    // detection on, a few hundred instructions per lock on the spawn path.
+    // detection on, which runs on every lock, here on the spawn path.
     mutable std::mutex mu_;
     mutable std::optional<ExecSpec> spec_;  // guarded by mu_
   };
