@@ -2,7 +2,9 @@
 
 #include "bench/stop_rule.h"
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -16,14 +18,18 @@ namespace spawnlab {
 namespace {
 
 // After the fewest processes, the rows that go on: those in a key ratio of
-// `p`, and the canary. Sets record->later_rows where that leaves a row out.
-void LimitLaterProcesses(const nlohmann::json& merged, const Precision& p,
-                         const std::string& canary_row, StopRecord* record) {
+// `p`, and the canary. Sets record->later_rows where that leaves a row out,
+// and returns the share of the rows that go on (1: all of them).
+double LimitLaterProcesses(const nlohmann::json& merged, const Precision& p,
+                           const std::string& canary_row, StopRecord* record) {
   std::set<std::string> keep = KeyRatioRows(p);
   if (!canary_row.empty()) keep.insert(canary_row);
-  int left_out = 0;
-  for (const auto& [row, times] : RepetitionTimes(ResultsOf(merged))) left_out += !keep.count(row);
-  if (left_out == 0 || p.ratios.empty()) return;
+  int left_out = 0, all = 0;
+  for (const auto& [row, times] : RepetitionTimes(ResultsOf(merged))) {
+    left_out += !keep.count(row);
+    ++all;
+  }
+  if (left_out == 0 || p.ratios.empty()) return 1;
   record->later_rows = absl::StrCat("^(?:",
                                     absl::StrJoin(keep, "|",
                                                   [](std::string* out, const std::string& row) {
@@ -31,7 +37,37 @@ void LimitLaterProcesses(const nlohmann::json& merged, const Precision& p,
                                                   }),
                                     ")$");
   record->fixed_budget_rows = left_out;
+  return static_cast<double>(all - left_out) / all;
 }
+
+// How long the next process will take, from the processes so far: the
+// first kMinProcesses measure every row, the later ones only the key
+// ratios' rows. The first of those is estimated from the full ones by its
+// share of the rows; the ones after it from those already run.
+class NextProcess {
+ public:
+  // Called after process k ended, `elapsed` seconds from the first's start.
+  void Ended(int k, double elapsed) {
+    if (k <= kMinProcesses) {
+      full_ = elapsed;
+    } else {
+      limited_ += elapsed - last_;
+      ++limited_count_;
+    }
+    last_ = elapsed;
+  }
+  // The next process's seconds, given the share of the rows it measures.
+  double Seconds(int k, double share) const {
+    if (limited_count_ > 0) return limited_ / limited_count_;
+    return full_ / std::min(k, kMinProcesses) * share;
+  }
+
+ private:
+  double full_ = 0;     // the seconds of the first kMinProcesses processes
+  double limited_ = 0;  // and of those after them, with their count
+  int limited_count_ = 0;
+  double last_ = 0;
+};
 
 }  // namespace
 
@@ -43,8 +79,10 @@ std::string DescribeWorst(const Precision& p) {
 
 StopRule MakeStopRule(const StopLimits& limits, const std::vector<RatioBaseline>& baselines,
                       const std::string& canary_row, StopRecord* record) {
-  return [&limits, &baselines, canary_row, record](const nlohmann::json& merged, int k,
-                                                   double elapsed) -> StopVerdict {
+  auto next = std::make_shared<NextProcess>();
+  return [&limits, &baselines, canary_row, record, next](const nlohmann::json& merged, int k,
+                                                         double elapsed) -> StopVerdict {
+    next->Ended(k, elapsed);
     const Precision p = KeyRatioPrecision(merged, baselines);
     record->worst = DescribeWorst(p);
     StopVerdict v;
@@ -52,6 +90,12 @@ StopRule MakeStopRule(const StopLimits& limits, const std::vector<RatioBaseline>
                              : absl::StrFormat("widest key ratio interval %s (target ±%.2g%%)",
                                                record->worst, 100 * limits.target);
     if (k < kMinProcesses) return v;
+    // Once the fewest have run, the later processes measure fewer rows: the
+    // time cap asks how long such a process takes, not a full one.
+    double share = 1;
+    if (k == kMinProcesses && p.worst_half_width > limits.target) {
+      share = LimitLaterProcesses(merged, p, canary_row, record);
+    }
     v.stop = true;
     if (p.worst_half_width <= limits.target) {
       record->stopped_by = p.ratios.empty() ? "the fewest processes (no key ratios)"
@@ -60,7 +104,7 @@ StopRule MakeStopRule(const StopLimits& limits, const std::vector<RatioBaseline>
     } else if (k >= limits.processes) {
       record->stopped_by = absl::StrCat("the most processes (", limits.processes, ")");
       record->reason = keys::stop_reason::kMostProcesses;
-    } else if (elapsed + elapsed / k > limits.max_seconds) {
+    } else if (elapsed + next->Seconds(k, share) > limits.max_seconds) {
       record->stopped_by = absl::StrFormat("the time cap (another process would end after %.0f s)",
                                            limits.max_seconds);
       record->reason = keys::stop_reason::kTimeCap;
@@ -69,12 +113,9 @@ StopRule MakeStopRule(const StopLimits& limits, const std::vector<RatioBaseline>
     }
     if (v.stop) {
       v.say += "; stopped by " + record->stopped_by;
-    } else if (k == kMinProcesses) {
-      LimitLaterProcesses(merged, p, canary_row, record);
-      if (record->fixed_budget_rows > 0) {
-        v.say += absl::StrCat("; the ", record->fixed_budget_rows,
-                              " rows in no key ratio are done, the key ratios' rows go on");
-      }
+    } else if (k == kMinProcesses && record->fixed_budget_rows > 0) {
+      v.say += absl::StrCat("; the ", record->fixed_budget_rows,
+                            " rows in no key ratio are done, the key ratios' rows go on");
     }
     return v;
   };

@@ -2,7 +2,9 @@
 // it records: after each process, is every key ratio's 95% interval within
 // ±target (results_model/stopping.h), or would another process pass the time
 // cap, or is the most processes reached? After the fewest processes, the
-// later ones measure only the key ratios' rows and the canary.
+// later ones measure only the key ratios' rows and the canary, and the time
+// cap is asked of such a process: the first estimated from the full ones by
+// its share of the rows, the ones after it from those that ran.
 //
 // Example (bench.cc, a run that stops by itself):
 //
@@ -53,7 +55,8 @@ struct StopRecord {
 std::string DescribeWorst(const Precision& p);
 
 // The rule for RunProcesses (bench_processes.h), recording in *record why it
-// stopped, the widest key ratio and the rows its later processes measure.
+// stopped, the widest key ratio and the rows its later processes measure. It
+// keeps the processes' times: ask it after each process, in order.
 // `limits`, `baselines` and `record` must outlive the rule.
 StopRule MakeStopRule(const StopLimits& limits, const std::vector<RatioBaseline>& baselines,
                       const std::string& canary_row, StopRecord* record);

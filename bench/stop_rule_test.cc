@@ -53,16 +53,48 @@ TEST(StopRule, AfterTheFewestOnlyTheKeyRatiosRowsAndTheCanaryGoOn) {
   EXPECT_THAT(v.say, HasSubstr("the 1 rows in no key ratio are done"));
 }
 
+// Runs `rule` over processes 1..ends.size(), process k ending ends[k - 1]
+// seconds after the first began, each merge of `ratios`' first k; returns
+// the last verdict.
+StopVerdict RunUntil(const StopRule& rule, const std::vector<double>& ratios,
+                     const std::vector<double>& ends) {
+  StopVerdict v;
+  for (size_t k = 1; k <= ends.size(); ++k) {
+    const std::vector<double> first(ratios.begin(), ratios.begin() + k);
+    v = rule(MadeOf(first), static_cast<int>(k), ends[k - 1]);
+    if (v.stop) break;
+  }
+  return v;
+}
+
 TEST(StopRule, StopsAtTheTimeCapBeforeAProcessThatWouldEndAfterIt) {
+  // Processes of every row, 10 s each: at 30 s a fourth, measuring two rows
+  // of three, would take about 6.7 s.
   StopRecord record;
-  const StopRule rule = MakeStopRule(kLimits, kBaselines, "", &record);
-  // Four processes in 50 s: a fifth would end at 62.5 s.
-  EXPECT_TRUE(rule(MadeOf({2.0, 2.4, 1.7, 2.2}), 4, 50).stop);
+  const StopLimits limits{0.01, 10, 36};
+  EXPECT_TRUE(
+      RunUntil(MakeStopRule(limits, kBaselines, "", &record), {2.0, 2.4, 1.7}, {10, 20, 30}).stop);
   EXPECT_THAT(record.stopped_by, HasSubstr("the time cap"));
   EXPECT_EQ(record.reason, keys::stop_reason::kTimeCap);
   StopRecord again;
+  const StopLimits more{0.01, 10, 37};
   EXPECT_FALSE(
-      MakeStopRule(kLimits, kBaselines, "", &again)(MadeOf({2.0, 2.4, 1.7, 2.2}), 4, 40).stop);
+      RunUntil(MakeStopRule(more, kBaselines, "", &again), {2.0, 2.4, 1.7}, {10, 20, 30}).stop);
+}
+
+TEST(StopRule, ALaterProcessIsTimedAsTheLaterOnesRanNotAsAFullOne) {
+  // Three full processes of 10 s, then ones of the key ratios' rows only, of
+  // 2 s: the cap of 37 s leaves room for three of those, not a fourth.
+  StopRecord record;
+  const StopLimits limits{0.01, 10, 37};
+  const StopRule rule = MakeStopRule(limits, kBaselines, "", &record);
+  const std::vector<double> ratios = {2.0, 2.4, 1.7, 2.2, 1.8, 2.3, 1.9};
+  EXPECT_FALSE(RunUntil(rule, ratios, {10, 20, 30, 32, 34}).stop);
+  StopRecord stopped;
+  EXPECT_TRUE(
+      RunUntil(MakeStopRule(limits, kBaselines, "", &stopped), ratios, {10, 20, 30, 32, 34, 36})
+          .stop);
+  EXPECT_EQ(stopped.reason, keys::stop_reason::kTimeCap);
 }
 
 TEST(StopRule, StopsAtTheMostProcesses) {
