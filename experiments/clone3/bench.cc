@@ -129,7 +129,7 @@ absl::StatusOr<LiveParent*> GetParent(const ParentKind& parent) {
 void BM_Spawn(benchmark::State& state, SpawnMethod method, std::string child,
               const ParentKind* parent, bool until_start) {
   if (method == SpawnMethod::kClone3 || method == SpawnMethod::kClone3Cow) {
-    if (absl::Status s = ProbeClonePidfd(); !s.ok()) return SkipRow(state, s);
+    if (absl::Status s = ProbeClone3(); !s.ok()) return SkipRow(state, s);
   }
   absl::StatusOr<LiveParent*> p = GetParent(*parent);
   if (!p.ok())
