@@ -238,8 +238,7 @@ absl::StatusOr<std::string> ChangesPage(const ResultsSet& set, const std::vector
   const bool comparable = kernel_differs != host_differs;
   std::string out = absl::StrCat(
       kGeneratedMarker, "\n\n# ", Cell(Name(before)), " to ", Cell(Name(after)), "\n\n",
-      "From each experiment's best run on each side (a full run, quiet if there is one, then the "
-      "newest). Before: **",
+      "From each experiment's best run on each side (", kFindingsRule, "). Before: **",
       Cell(before.kernel), " on ", Cell(host_b), "**; after: **", Cell(after.kernel), " on ",
       Cell(host_a), "**. ",
       comparable ? (kernel_differs ? "The host is the same: what changed is the kernel.\n\n"

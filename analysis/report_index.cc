@@ -203,8 +203,9 @@ namespace {
 std::string AtAGlance(const std::vector<const ResultsFile*>& files,
                       const std::map<std::string, ReportSpec>& specs) {
   return absl::StrCat(
-      "## At a glance\n\nEach experiment's findings come from the run that speaks best (a "
-      "full run, quiet if there is one, then the newest); its page has them in full. The "
+      "## At a glance\n\nEach experiment's findings come from the run that speaks best (",
+      kFindingsRule,
+      "); its page has them in full. The "
       "ratios are its headline's (each row over the baseline named, paired within rounds), "
       "or, where it declares none, its first key ratios.\n\n",
       GlanceTable(files, specs, "", "../"), "\n");

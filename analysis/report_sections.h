@@ -119,10 +119,15 @@ std::string KeyRatioTable(const ResultsFile& f, const ReportSpec& spec);
 // one unit for its column, the one that suits its values.
 std::string CounterTables(const ResultsFile& f, const ReportSpec& spec);
 
-// The run an experiment's findings come from: the best standing (a full run
-// over a headline or filtered one over a quick one, a quiet one over a noisy
-// one), then the newest; null where there is none but UML's.
+// The run an experiment's findings come from: one with every row of the
+// newest run of the widest kind (a run without one measured an older shape of
+// the bench), then the best standing (a full run over a headline or filtered
+// one over a quick one, a quiet one over a noisy one), then the newest; null
+// where there is none but UML's.
 const ResultsFile* FindingsRun(const std::vector<const ResultsFile*>& files);
+// That choice in words, for the pages that say where their findings come from.
+inline constexpr char kFindingsRule[] =
+    "a full run with every row the bench has now, quiet if there is one, then the newest";
 
 // "**6.18.44 on amd-epyc-2cpu-4c9150**, git abc123, started ..., quiet"
 std::string RunLine(const ResultsFile& f);

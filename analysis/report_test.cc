@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/substitute.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -181,29 +182,56 @@ TEST_F(GoodReports, MainPageOpensWithTheFindingsAndLinksEveryRunsPage) {
   EXPECT_THAT(Read(Out() + "/clone3/across.md"), HasSubstr("| row |"));
 }
 
+// A results file of experiment x on host h with the rows `kinds` (op/kind:K).
+ResultsFile FindingsFile(const std::string& path, const std::string& noisy, bool quick,
+                         const std::string& start, const std::vector<std::string>& kinds = {"a"}) {
+  std::vector<std::string> rows;
+  for (const std::string& k : kinds) {
+    rows.push_back(absl::StrCat(R"({"name": "op/kind:)", k, R"(", "run_name": "op/kind:)", k,
+                                R"(", "run_type": "iteration", "repetitions": 1,)",
+                                R"( "repetition_index": 0, "real_time": 10, "time_unit": "ns"})"));
+  }
+  const std::string json = absl::StrCat(
+      R"({"context": {")", spawnlab::keys::kExperiment, R"(": "x", "run.noisy": ")", noisy,
+      R"(", "run.start": ")", start, R"(", "host.name": "h", ")", spawnlab::keys::kQuick, R"(": ")",
+      quick ? "true" : "false", R"("}, "benchmarks": [)", absl::StrJoin(rows, ","), "]}");
+  absl::StatusOr<ResultsFile> f = ParseResults(json, path);
+  EXPECT_THAT(f, IsOk());
+  return *f;
+}
+
 TEST(Findings, ComeFromAFullQuietRunBeforeANoisyOrQuickOne) {
   auto file = [](const std::string& path, const std::string& noisy, bool quick,
-                 const std::string& start) {
-    const std::string json = absl::StrCat(
-        R"({"context": {")", spawnlab::keys::kExperiment, R"(": "x", "run.noisy": ")", noisy,
-        R"(", "run.start": ")", start, R"(", "host.name": "h", ")", spawnlab::keys::kQuick,
-        R"(": ")", quick ? "true" : "false", R"("}, "benchmarks": [)",
-        R"({"name": "op/kind:a", "run_name": "op/kind:a", "run_type": "iteration",)",
-        R"( "repetitions": 1, "repetition_index": 0, "real_time": 10, "time_unit": "ns"}]})");
-    absl::StatusOr<ResultsFile> f = ParseResults(json, path);
-    EXPECT_THAT(f, IsOk());
-    return *f;
-  };
+                 const std::string& start) { return FindingsFile(path, noisy, quick, start); };
   ResultsSet set;
   set.files.push_back(file("results/k1/x.json", "no", false, "2026-01-01T00:00:00Z"));
   set.files.push_back(file("results/k2/x.json", "yes: drifted", false, "2026-02-01T00:00:00Z"));
   set.files.push_back(file("results/k3/x.quick.json", "no", true, "2026-03-01T00:00:00Z"));
   std::map<std::string, std::string> out = BuildReports(set, {}, {});
-  EXPECT_THAT(out["x.md"], HasSubstr("## Findings\n\nFrom the run that speaks best (a full "
-                                     "run, quiet if there is one, then the newest): **k1 on h**"));
+  EXPECT_THAT(out["x.md"],
+              HasSubstr("## Findings\n\nFrom the run that speaks best (a full run with every row "
+                        "the bench has now, quiet if there is one, then the newest): **k1 on h**"));
   EXPECT_TRUE(out.count("x/k1-h.md"));
   EXPECT_TRUE(out.count("x/k2-h.md"));
   EXPECT_TRUE(out.count("x/k3-h.quick.md")) << "the quick run's page is its own";
+}
+
+// A quiet run of an older shape of the bench (a row it has now is missing)
+// speaks for it less than a noisy run of the bench as it is.
+TEST(Findings, ComeFromARunOfTheBenchAsItIsNow) {
+  ResultsSet set;
+  set.files.push_back(FindingsFile("results/k1/x.json", "no", false, "2026-01-01T00:00:00Z"));
+  set.files.push_back(
+      FindingsFile("results/k2/x.json", "yes: drifted", false, "2026-02-01T00:00:00Z", {"a", "b"}));
+  // A quick run with fewer rows says nothing of the bench's shape.
+  set.files.push_back(FindingsFile("results/k3/x.quick.json", "no", true, "2026-03-01T00:00:00Z"));
+  std::map<std::string, std::string> out = BuildReports(set, {}, {});
+  EXPECT_THAT(out["x.md"], HasSubstr("): **k2 on h**"));
+  // With both rows, the quiet run is the one again.
+  set.files.push_back(
+      FindingsFile("results/k4/x.json", "no", false, "2026-01-15T00:00:00Z", {"a", "b"}));
+  out = BuildReports(set, {}, {});
+  EXPECT_THAT(out["x.md"], HasSubstr("): **k4 on h**"));
 }
 
 // A run's page says how many processes it took, by which rule, what stopped
