@@ -286,12 +286,15 @@ std::map<const ResultsFile*, std::string> RunPages(const std::string& experiment
 // "x/y.md" -> "y.md": a page's name as its folder's neighbours see it.
 std::string Leaf(const std::string& page) { return page.substr(page.rfind('/') + 1); }
 
-// How far a run can speak for the experiment (FindingsRun).
-int Standing(const ResultsFile& f) {
+// How many of the bench's rows a run measured: 2 every row, 1 a headline or
+// filtered run, 0 a quick one.
+int Breadth(const ResultsFile& f) {
   const std::string kind = Ctx(f, spawnlab::keys::kRunKind);
-  const int breadth = f.quick() ? 0 : (kind == "full" || kind == "—") ? 2 : 1;
-  return breadth * 2 + (NoisyMark(f) == "quiet" ? 1 : 0);
+  return f.quick() ? 0 : (kind == "full" || kind == "—") ? 2 : 1;
 }
+
+// How far a run can speak for the experiment (FindingsRun).
+int Standing(const ResultsFile& f) { return Breadth(f) * 2 + (NoisyMark(f) == "quiet" ? 1 : 0); }
 
 // Everything one run measured: its conditions, sections and rows.
 std::string RunDetail(const std::string& experiment, const ReportSpec& spec, const ResultsFile& f,
@@ -358,24 +361,23 @@ const ResultsFile* FindingsRun(const std::vector<const ResultsFile*>& files) {
   const ResultsFile* now = nullptr;
   for (const ResultsFile* f : files) {
     if (f->uml()) continue;
-    const int breadth = Standing(*f) / 2;
-    if (now == nullptr || breadth > Standing(*now) / 2 ||
-        (breadth == Standing(*now) / 2 && newer(*f, *now))) {
+    if (now == nullptr || Breadth(*f) > Breadth(*now) ||
+        (Breadth(*f) == Breadth(*now) && newer(*f, *now))) {
       now = f;
     }
   }
   if (now == nullptr) return nullptr;
   const std::set<std::string> rows_now = RowNames(*now);
-  auto rank = [&rows_now](const ResultsFile& f) {
-    const std::set<std::string> rows = RowNames(f);
+  std::map<const ResultsFile*, int> rank;
+  for (const ResultsFile* f : files) {
+    const std::set<std::string> rows = RowNames(*f);
     const bool current = std::includes(rows.begin(), rows.end(), rows_now.begin(), rows_now.end());
-    return (current ? 8 : 0) + Standing(f);
-  };
+    rank[f] = (current ? 8 : 0) + Standing(*f);
+  }
   const ResultsFile* best = nullptr;
   for (const ResultsFile* f : files) {
     if (f->uml()) continue;
-    if (best == nullptr || rank(*f) > rank(*best) ||
-        (rank(*f) == rank(*best) && newer(*f, *best))) {
+    if (best == nullptr || rank[f] > rank[best] || (rank[f] == rank[best] && newer(*f, *best))) {
       best = f;
     }
   }
