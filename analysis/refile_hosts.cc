@@ -3,10 +3,8 @@
 #include "analysis/refile_hosts.h"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -20,16 +18,14 @@ namespace {
 namespace fs = std::filesystem;
 
 absl::StatusOr<std::map<std::string, std::string>> ReadContext(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json doc = ParseBenchmarkJson(text.str());
-  if (doc.is_discarded() || !doc.is_object()) {
-    return absl::DataLossError(absl::StrCat(file.string(), ": not a results file"));
+  absl::StatusOr<nlohmann::json> doc = ReadBenchmarkJsonFile(file.string());
+  if (!doc.ok()) {
+    return absl::Status(doc.status().code(),
+                        absl::StrCat(doc.status().message(), ": not a results file"));
   }
   std::map<std::string, std::string> context;
-  if (doc.contains("context") && doc["context"].is_object()) {
-    for (auto& [key, value] : doc["context"].items()) {
+  if (doc->contains("context") && (*doc)["context"].is_object()) {
+    for (auto& [key, value] : (*doc)["context"].items()) {
       context[key] = value.is_string() ? value.get<std::string>() : value.dump();
     }
   }

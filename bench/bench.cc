@@ -15,11 +15,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -704,14 +702,13 @@ absl::StatusOr<nlohmann::json> WriteResults(const Plan& plan, const std::string&
                                             const std::vector<std::string>& row_order,
                                             const Measured& m, const std::string& lock_story,
                                             const BenchDefaults& defaults) {
-  std::ifstream in(tmp, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json doc = ParseBenchmarkJson(text.str());
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("context")) {
-    return absl::DataLossError(
-        absl::StrCat("Google Benchmark wrote no readable JSON; ", plan.out, " is as it was"));
+  absl::StatusOr<nlohmann::json> read = ReadBenchmarkJsonFile(tmp);
+  if (!read.ok() || !read->contains("context")) {
+    return absl::DataLossError(absl::StrCat("Google Benchmark wrote no readable JSON (",
+                                            read.ok() ? "no context" : read.status().message(),
+                                            "); ", plan.out, " is as it was"));
   }
+  nlohmann::json& doc = *read;
   MergeRounds(doc, row_order);
   const RowCounts counts = CountRows(doc);
   if (counts.measured == 0) {
@@ -764,13 +761,9 @@ int Conclude(const Plan& plan, const nlohmann::json& doc, const BenchDefaults& d
 // What the last run of this kind here took, read from the results file it
 // left at plan.out: "" if there is none to read.
 std::string LastRunHere(const Plan& plan) {
-  std::ifstream in(plan.out, std::ios::binary);
-  if (!in) return "";
-  std::stringstream text;
-  text << in.rdbuf();
-  const nlohmann::json doc = ParseBenchmarkJson(text.str());
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("context")) return "";
-  const nlohmann::json& c = doc["context"];
+  const absl::StatusOr<nlohmann::json> doc = ReadBenchmarkJsonFile(plan.out);
+  if (!doc.ok() || !doc->contains("context")) return "";
+  const nlohmann::json& c = (*doc)["context"];
   double seconds = 0;
   if (!absl::SimpleAtod(c.value("run.seconds", ""), &seconds)) return "";
   return absl::StrFormat("about %.0f s, as the last %s run here (%s processes, stopped by %s)",

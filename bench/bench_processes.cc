@@ -6,9 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -17,11 +15,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "results_model/bench_results.h"
-#include "results_model/benchmark_json.h"
 #include "bench/run_record.h"
 #include "lib/safe_file.h"
 #include "lib/spawn.h"
+#include "results_model/bench_results.h"
+#include "results_model/benchmark_json.h"
 #include "results_model/context_keys.h"
 
 namespace spawnlab {
@@ -43,13 +41,9 @@ void ForwardToWorker(int sig) {
 absl::StatusOr<nlohmann::json> ProcessResults(int k, int processes,
                                               const absl::StatusOr<ExitStatus>& status,
                                               const std::string& part) {
-  std::ifstream in(part, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json doc = ParseBenchmarkJson(in ? text.str() : std::string());
-  if (status.ok() && status->exited() && !doc.is_discarded() && doc.is_object() &&
-      doc.contains("context")) {
-    return doc;
+  absl::StatusOr<nlohmann::json> doc = ReadBenchmarkJsonFile(part);
+  if (status.ok() && status->exited() && doc.ok() && doc->contains("context")) {
+    return *std::move(doc);
   }
   const std::string how = status.ok() ? status->ToString() : status.status().ToString();
   const std::string message =

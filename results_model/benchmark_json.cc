@@ -3,8 +3,14 @@
 #include "results_model/benchmark_json.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
 
+#include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 namespace spawnlab {
 
@@ -69,6 +75,22 @@ nlohmann::json ParseBenchmarkJson(absl::string_view text) {
     return nlohmann::json(nlohmann::json::value_t::discarded);
   const std::string cleaned = NullNonFinite(text);
   return nlohmann::json::parse(cleaned, nullptr, /*allow_exceptions=*/false);
+}
+
+absl::StatusOr<nlohmann::json> ReadBenchmarkJsonFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a JSON file"));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot be opened"));
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json doc = ParseBenchmarkJson(text.str());
+  if (doc.is_discarded() || !doc.is_object()) {
+    return absl::DataLossError(absl::StrCat(path, ": not a JSON object (truncated or corrupt?)"));
+  }
+  return doc;
 }
 
 }  // namespace spawnlab

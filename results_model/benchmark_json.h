@@ -15,6 +15,7 @@
 
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
 
@@ -27,6 +28,15 @@ namespace spawnlab {
 nlohmann::json ParseBenchmarkJson(absl::string_view text);
 
 inline constexpr int kMaxJsonDepth = 64;
+
+// The JSON object in the file at `path`, parsed as ParseBenchmarkJson does:
+// what every reader of a results file, or of Google Benchmark's own output,
+// starts from. NotFound if the file cannot be opened, InvalidArgument if it
+// is a directory, DataLoss if it is not a JSON object; each names the path.
+//
+//   absl::StatusOr<nlohmann::json> doc = spawnlab::ReadBenchmarkJsonFile(path);
+//   if (doc.ok() && doc->contains("context")) ...
+absl::StatusOr<nlohmann::json> ReadBenchmarkJsonFile(const std::string& path);
 
 // The deepest nesting of arrays and objects in `text` (outside strings).
 int JsonNestingDepth(absl::string_view text);

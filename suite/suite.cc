@@ -48,6 +48,7 @@
 #include "lib/runfiles.h"
 #include "lib/spawn.h"
 #include "nlohmann/json.hpp"
+#include "results_model/benchmark_json.h"
 #include "results_model/context_keys.h"
 #include "results_model/stopping.h"
 
@@ -164,12 +165,11 @@ std::vector<std::string> UnindexedFolders(const std::string& workspace) {
 // A results file's context block; nullopt if the file is missing, is not
 // JSON or has no context object.
 std::optional<nlohmann::json> ReadContext(const std::string& path) {
-  std::ifstream in(path);
-  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object() || !doc.contains("context") || !doc["context"].is_object()) {
-    return std::nullopt;  // a parse error is discarded, never an object
+  absl::StatusOr<nlohmann::json> doc = ReadBenchmarkJsonFile(path);
+  if (!doc.ok() || !doc->contains("context") || !(*doc)["context"].is_object()) {
+    return std::nullopt;
   }
-  return std::move(doc["context"]);
+  return std::move((*doc)["context"]);
 }
 
 // The next full run's duration on this kernel and host, from the last one's

@@ -3,15 +3,13 @@
 #include "bench/testing/bench_output.h"
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "bench/bench.h"
+#include "lib/spawn.h"
 #include "results_model/bench_name.h"
 #include "results_model/benchmark_json.h"
-#include "lib/spawn.h"
 #include "results_model/context_keys.h"
 
 namespace spawnlab {
@@ -36,13 +34,9 @@ absl::StatusOr<nlohmann::json> RunBench(const std::string& bench, std::vector<st
   if (!status->success()) {
     return absl::InternalError(absl::StrCat(bench, " ended with ", status->ToString()));
   }
-  std::ifstream in(out);
-  if (!in) return absl::NotFoundError(absl::StrCat(bench, " wrote no ", out));
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json json = ParseBenchmarkJson(text.str());
-  if (json.is_discarded()) {
-    return absl::DataLossError(absl::StrCat(out, " is not valid JSON"));
+  absl::StatusOr<nlohmann::json> json = ReadBenchmarkJsonFile(out);
+  if (absl::IsNotFound(json.status())) {
+    return absl::NotFoundError(absl::StrCat(bench, " wrote no ", out));
   }
   return json;
 }
