@@ -352,20 +352,30 @@ std::set<std::string> RowNames(const ResultsFile& f) {
   return names;
 }
 
-const ResultsFile* FindingsRun(const std::vector<const ResultsFile*>& files) {
-  auto newer = [](const ResultsFile& a, const ResultsFile& b) {
-    return Ctx(a, "run.start") > Ctx(b, "run.start");
-  };
-  // The bench as it is now: the rows of its newest run of the widest kind. A
-  // run that lacks one of them measured an older shape of the bench.
+namespace {
+
+bool Newer(const ResultsFile& a, const ResultsFile& b) {
+  return Ctx(a, "run.start") > Ctx(b, "run.start");
+}
+
+}  // namespace
+
+const ResultsFile* NewestWidestRun(const std::vector<const ResultsFile*>& files) {
   const ResultsFile* now = nullptr;
   for (const ResultsFile* f : files) {
     if (f->uml()) continue;
     if (now == nullptr || Breadth(*f) > Breadth(*now) ||
-        (Breadth(*f) == Breadth(*now) && newer(*f, *now))) {
+        (Breadth(*f) == Breadth(*now) && Newer(*f, *now))) {
       now = f;
     }
   }
+  return now;
+}
+
+const ResultsFile* FindingsRun(const std::vector<const ResultsFile*>& files) {
+  // The bench as it is now: the rows of its newest run of the widest kind. A
+  // run that lacks one of them measured an older shape of the bench.
+  const ResultsFile* now = NewestWidestRun(files);
   if (now == nullptr) return nullptr;
   const std::set<std::string> rows_now = RowNames(*now);
   std::map<const ResultsFile*, int> rank;
@@ -377,7 +387,7 @@ const ResultsFile* FindingsRun(const std::vector<const ResultsFile*>& files) {
   const ResultsFile* best = nullptr;
   for (const ResultsFile* f : files) {
     if (f->uml()) continue;
-    if (best == nullptr || rank[f] > rank[best] || (rank[f] == rank[best] && newer(*f, *best))) {
+    if (best == nullptr || rank[f] > rank[best] || (rank[f] == rank[best] && Newer(*f, *best))) {
       best = f;
     }
   }

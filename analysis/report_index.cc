@@ -131,8 +131,8 @@ std::string KernelBuild(const ResultsFile& f) {
                       ", config ", Ctx(f, "kernel.config.fnv64").substr(0, 8));
 }
 
-// How long the findings run took, measuring: "59 s (full)"; "—" where the
-// run did not record it. A default run measures fewer rows than a full one.
+// How long a run took, measuring: "59 s (full)"; "—" where the run did not
+// record it. A default run measures fewer rows than a full one.
 std::string Took(const ResultsFile& f) {
   const std::string seconds = Ctx(f, "run.seconds");
   if (seconds == "—") return "—";
@@ -172,7 +172,8 @@ std::string GlanceTable(const std::vector<const ResultsFile*>& files,
   std::map<std::string, std::vector<const ResultsFile*>> by_experiment;
   for (const ResultsFile* f : files) by_experiment[f->experiment()].push_back(f);
   std::string out =
-      "| experiment | the question | the answer's ratios | findings from | run it | it took |\n"
+      "| experiment | the question | the answer's ratios | findings from | run it | its newest "
+      "run took |\n"
       "|---|---|---|---|---|---:|\n";
   for (const auto& [experiment, group] : by_experiment) {
     const ResultsFile* f = FindingsRun(group);
@@ -191,7 +192,7 @@ std::string GlanceTable(const std::vector<const ResultsFile*>& files,
                                           name, "/README.md)"),
         " | ", AnswerRatios(*f, s), " | ", RunLine(*f), " | ",
         spec == specs.end() ? "—" : absl::StrCat("`bazel run //experiments/", name, ":bench`"),
-        " | ", Took(*f), " |\n");
+        " | ", Took(*NewestWidestRun(group)), " |\n");
   }
   return out;
 }

@@ -125,6 +125,11 @@ std::string CounterTables(const ResultsFile& f, const ReportSpec& spec);
 // one over a quick one, a quiet one over a noisy one), then the newest; null
 // where there is none but UML's.
 const ResultsFile* FindingsRun(const std::vector<const ResultsFile*>& files);
+// The bench as it is now: its newest run of the widest kind (a full run over
+// a headline or filtered one over a quick one), not under UML; null where
+// there is none. Its time is what a run of the bench takes now, where the
+// findings run may be of an older plan.
+const ResultsFile* NewestWidestRun(const std::vector<const ResultsFile*>& files);
 // That choice in words, for the pages that say where their findings come from.
 inline constexpr char kFindingsRule[] =
     "a full run with every row the bench has now, quiet if there is one, then the newest";

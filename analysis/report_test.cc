@@ -184,17 +184,22 @@ TEST_F(GoodReports, MainPageOpensWithTheFindingsAndLinksEveryRunsPage) {
 
 // A results file of experiment x on host h with the rows `kinds` (op/kind:K).
 ResultsFile FindingsFile(const std::string& path, const std::string& noisy, bool quick,
-                         const std::string& start, const std::vector<std::string>& kinds = {"a"}) {
+                         const std::string& start, const std::vector<std::string>& kinds = {"a"},
+                         const std::string& seconds = "") {
   std::vector<std::string> rows;
   for (const std::string& k : kinds) {
     rows.push_back(absl::StrCat(R"({"name": "op/kind:)", k, R"(", "run_name": "op/kind:)", k,
                                 R"(", "run_type": "iteration", "repetitions": 1,)",
                                 R"( "repetition_index": 0, "real_time": 10, "time_unit": "ns"})"));
   }
-  const std::string json = absl::StrCat(
-      R"({"context": {")", spawnlab::keys::kExperiment, R"(": "x", "run.noisy": ")", noisy,
-      R"(", "run.start": ")", start, R"(", "host.name": "h", ")", spawnlab::keys::kQuick, R"(": ")",
-      quick ? "true" : "false", R"("}, "benchmarks": [)", absl::StrJoin(rows, ","), "]}");
+  const std::string json =
+      absl::StrCat(R"({"context": {")", spawnlab::keys::kExperiment, R"(": "x", "run.noisy": ")",
+                   noisy, R"(", "run.start": ")", start, R"(", "host.name": "h", ")",
+                   spawnlab::keys::kQuick, R"(": ")", quick ? "true" : "false", R"(")",
+                   seconds.empty() ? ""
+                                   : absl::StrCat(R"(, "run.seconds": ")", seconds, R"(", ")",
+                                                  spawnlab::keys::kRunKind, R"(": "full")"),
+                   R"(}, "benchmarks": [)", absl::StrJoin(rows, ","), "]}");
   absl::StatusOr<ResultsFile> f = ParseResults(json, path);
   EXPECT_THAT(f, IsOk());
   return *f;
@@ -232,6 +237,23 @@ TEST(Findings, ComeFromARunOfTheBenchAsItIsNow) {
       FindingsFile("results/k4/x.json", "no", false, "2026-01-15T00:00:00Z", {"a", "b"}));
   out = BuildReports(set, {}, {});
   EXPECT_THAT(out["x.md"], HasSubstr("): **k4 on h**"));
+}
+
+// The table of experiments times the bench by its newest run, not by the
+// findings run, which may have run an older plan for much longer.
+TEST(Findings, TheTableOfExperimentsTimesTheNewestRun) {
+  ResultsSet set;
+  set.files.push_back(
+      FindingsFile("results/k1/x.json", "no", false, "2026-01-01T00:00:00Z", {"a"}, "862.9"));
+  set.files.push_back(FindingsFile("results/k2/x.json", "yes: drifted", false,
+                                   "2026-02-01T00:00:00Z", {"a"}, "133.1"));
+  ReportSpec spec;
+  spec.experiment = "x";
+  const std::string table = ExperimentsTable(set, {{"x", spec}});
+  EXPECT_THAT(table, HasSubstr("run it | its newest run took |"));
+  EXPECT_THAT(table, HasSubstr("**k1 on h**"));  // the findings: the quiet run
+  EXPECT_THAT(table, HasSubstr("| 133.1 s (full) |\n"));
+  EXPECT_THAT(table, ::testing::Not(HasSubstr("862.9")));
 }
 
 // A run's page says how many processes it took, by which rule, what stopped
