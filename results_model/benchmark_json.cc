@@ -77,16 +77,22 @@ nlohmann::json ParseBenchmarkJson(absl::string_view text) {
   return nlohmann::json::parse(cleaned, nullptr, /*allow_exceptions=*/false);
 }
 
-absl::StatusOr<nlohmann::json> ReadBenchmarkJsonFile(const std::string& path) {
+absl::StatusOr<std::string> ReadFileText(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a JSON file"));
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a results file"));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot be opened"));
   std::stringstream text;
   text << in.rdbuf();
-  nlohmann::json doc = ParseBenchmarkJson(text.str());
+  return text.str();
+}
+
+absl::StatusOr<nlohmann::json> ReadBenchmarkJsonFile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileText(path);
+  if (!text.ok()) return text.status();
+  nlohmann::json doc = ParseBenchmarkJson(*text);
   if (doc.is_discarded() || !doc.is_object()) {
     return absl::DataLossError(absl::StrCat(path, ": not a JSON object (truncated or corrupt?)"));
   }

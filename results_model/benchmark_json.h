@@ -29,6 +29,10 @@ nlohmann::json ParseBenchmarkJson(absl::string_view text);
 
 inline constexpr int kMaxJsonDepth = 64;
 
+// The text of the file at `path`: NotFound if it cannot be opened,
+// InvalidArgument if it is a directory; each names the path.
+absl::StatusOr<std::string> ReadFileText(const std::string& path);
+
 // The JSON object in the file at `path`, parsed as ParseBenchmarkJson does:
 // what every reader of a results file, or of Google Benchmark's own output,
 // starts from. NotFound if the file cannot be opened, InvalidArgument if it

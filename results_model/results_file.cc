@@ -6,20 +6,18 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "results_model/stats.h"
-#include "results_model/benchmark_json.h"
 #include "nlohmann/json.hpp"
+#include "results_model/benchmark_json.h"
 #include "results_model/context_keys.h"
 #include "results_model/host_id.h"
+#include "results_model/stats.h"
 
 namespace spawnlab {
 
@@ -308,15 +306,9 @@ absl::StatusOr<ResultsFile> ParseResults(absl::string_view text, absl::string_vi
 }
 
 absl::StatusOr<ResultsFile> LoadResultsFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a results file"));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot be opened"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ParseResults(buffer.str(), path);
+  absl::StatusOr<std::string> text = ReadFileText(path);
+  if (!text.ok()) return text.status();
+  return ParseResults(*text, path);
 }
 
 namespace {
@@ -390,10 +382,9 @@ ResultsSet LoadResultsDir(const std::string& dir) {
   const size_t cut = root.rfind('/') == std::string::npos ? 0 : root.rfind('/') + 1;
   ResultsSet set;
   for (const std::string& p : paths) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    absl::StatusOr<ResultsFile> f = ParseResults(buffer.str(), p.substr(cut));
+    absl::StatusOr<std::string> text = ReadFileText(p);
+    absl::StatusOr<ResultsFile> f =
+        text.ok() ? ParseResults(*text, p.substr(cut)) : absl::StatusOr<ResultsFile>(text.status());
     if (f.ok()) {
       (IsRerun(p) ? set.reruns : set.files).push_back(*std::move(f));
     } else {
